@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Copyright (C) 2026 The Weft authors
+ *
+ * Helpers for the Weft tests: thin wrappers of the uAPI (the __ variants
+ * return 0 or -errno, the others assert success), a batch builder and
+ * submission with a sync object.
+ */
+#ifndef IGT_WEFT_H
+#define IGT_WEFT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "weft_drm.h"
+
+/*
+ * Batch commands, as drivers/gpu/drm/weft/weft_cs_regs.h defines them (the
+ * kernel header is not part of the uAPI, so IGT keeps its own copy;
+ * `make check` asserts that the two agree).
+ */
+#define WEFT_BATCH_HEADER(op, len)	(((uint32_t)(op) << 24) | (len))
+#define WEFT_BATCH_NOP			0x00
+#define WEFT_BATCH_END			0x01
+#define WEFT_BATCH_DISPATCH		0x02
+#define WEFT_BATCH_DISPATCH_LEN		16
+#define WEFT_BATCH_WRITE_DATA		0x03
+#define WEFT_BATCH_WRITE_DATA_LEN	5
+/* A ring-only command: must not appear in a batch. */
+#define WEFT_RING_FENCE			0x82
+#define WEFT_RING_FENCE_LEN		6
+
+#define WEFT_SIGNATURE_WEFT		0x54464557	/* "WEFT" */
+#define WEFT_PAGE_SIZE			4096ull
+
+/* Default timeout of a job, generous for a device model under TCG. */
+#define WEFT_JOB_TIMEOUT_NS		(30ull * 1000 * 1000 * 1000)
+
+int __weft_query(int fd, struct drm_weft_query *query);
+void weft_query_device_info(int fd, struct drm_weft_device_info *info);
+
+int __weft_bo_create(int fd, struct drm_weft_bo_create *create);
+uint32_t weft_bo_create(int fd, uint64_t size);
+int __weft_bo_mmap_offset(int fd, struct drm_weft_bo_mmap_offset *arg);
+uint64_t weft_bo_mmap_offset(int fd, uint32_t handle);
+void *weft_bo_mmap(int fd, uint32_t handle, uint64_t size, int prot);
+
+uint32_t weft_vm_create(int fd);
+int __weft_vm_destroy(int fd, uint32_t vm_id);
+void weft_vm_destroy(int fd, uint32_t vm_id);
+int __weft_vm_bind(int fd, struct drm_weft_vm_bind *bind);
+int __weft_vm_bind_op(int fd, uint32_t vm_id,
+		      const struct drm_weft_vm_bind_op *op);
+void weft_vm_bind_map(int fd, uint32_t vm_id, uint32_t handle,
+		      uint64_t bo_offset, uint64_t va, uint64_t size,
+		      uint32_t flags);
+void weft_vm_bind_unmap(int fd, uint32_t vm_id, uint64_t va, uint64_t size);
+
+int __weft_queue_create(int fd, struct drm_weft_queue_create *create);
+uint32_t weft_queue_create(int fd, uint32_t vm_id, uint32_t priority);
+int __weft_queue_destroy(int fd, uint32_t queue_id);
+void weft_queue_destroy(int fd, uint32_t queue_id);
+
+int __weft_submit(int fd, struct drm_weft_submit *submit);
+
+/**
+ * struct weft_bo - a buffer, its CPU mapping and its GPU mapping.
+ * @handle: GEM handle.
+ * @size: size in bytes (a multiple of the page size).
+ * @map: CPU mapping of the whole buffer.
+ * @vm_id: the VM it is mapped in, 0 if none.
+ * @va: its GPU address in @vm_id.
+ */
+struct weft_bo {
+	uint32_t handle;
+	uint64_t size;
+	void *map;
+	uint32_t vm_id;
+	uint64_t va;
+};
+
+struct weft_bo *weft_bo_new(int fd, uint64_t size, uint32_t vm_id,
+			    uint64_t va, uint32_t map_flags);
+void weft_bo_free(int fd, struct weft_bo *bo);
+
+/**
+ * struct weft_batch - builds a batch in a CPU-mapped buffer.
+ */
+struct weft_batch {
+	uint32_t *cs;
+	uint32_t len;
+	uint32_t max;
+};
+
+/**
+ * struct weft_dispatch - the fields of a DISPATCH command.
+ */
+struct weft_dispatch {
+	uint64_t code_va;
+	uint64_t args_va;
+	uint32_t simd;
+	uint32_t global_size[3];
+	uint32_t local_size[3];
+	uint32_t global_offset[3];
+	uint32_t slm_size;
+};
+
+void weft_batch_init(struct weft_batch *batch, void *map, size_t size);
+void weft_batch_emit(struct weft_batch *batch, uint32_t dw);
+void weft_batch_nop(struct weft_batch *batch, uint32_t len);
+void weft_batch_write_data(struct weft_batch *batch, uint64_t va,
+			   uint64_t value);
+void weft_batch_dispatch(struct weft_batch *batch,
+			 const struct weft_dispatch *dispatch);
+void weft_batch_end(struct weft_batch *batch);
+uint32_t weft_batch_size(const struct weft_batch *batch);
+
+int weft_syncobj_status(int fd, uint32_t syncobj);
+int weft_syncobj_wait(int fd, uint32_t syncobj, uint64_t timeout_ns);
+int weft_submit_and_wait(int fd, uint32_t queue_id, uint64_t batch_va,
+			 uint32_t batch_size);
+
+uint64_t weft_test_va(const struct drm_weft_device_info *info,
+		      unsigned int slot);
+void weft_assert_device_alive(int fd);
+
+#endif /* IGT_WEFT_H */
