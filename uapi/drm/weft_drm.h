@@ -103,7 +103,7 @@ struct drm_weft_device_info {
 
 	/**
 	 * @simd_widths: Supported sub-group sizes as a mask: bit n set
-	 * means SIMD width 1 << n (so 8, 16 and 32 give 0x118).
+	 * means SIMD width 1 << n (so 8, 16 and 32 give 0x38).
 	 */
 	__u32 simd_widths;
 

@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/* Copyright (C) 2026 The Weft authors */
+
+#ifndef __WEFT_SCHED_H__
+#define __WEFT_SCHED_H__
+
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+#include <linux/workqueue.h>
+
+#include <drm/gpu_scheduler.h>
+
+struct dma_fence;
+struct weft_device;
+struct weft_vm;
+
+/* Largest batch a job may name, in bytes. */
+#define WEFT_MAX_BATCH_SIZE		SZ_16M
+
+/**
+ * struct weft_hwq - A hardware queue: ring, fence page and scheduler.
+ *
+ * Every job of every entity feeding @sched goes through @ring in the order
+ * run_job() sees it; the device writes the job's seqno to @fence_cpu when
+ * it completes.
+ */
+struct weft_hwq {
+	/** @wdev: The device. */
+	struct weft_device *wdev;
+
+	/** @idx: Index of the queue's register block. */
+	u32 idx;
+
+	/** @ring: CPU view of the ring. */
+	u32 *ring;
+
+	/** @ring_dma: Guest physical address of @ring. */
+	dma_addr_t ring_dma;
+
+	/** @ring_dwords: Size of @ring in dwords, a power of two. */
+	u32 ring_dwords;
+
+	/** @fence_cpu: Fence value the device writes, in @fence_page. */
+	u64 *fence_cpu;
+
+	/** @fence_dma: Guest physical address of @fence_cpu. */
+	dma_addr_t fence_dma;
+
+	/** @fence_ctx: dma_fence context of the hardware fences. */
+	u64 fence_ctx;
+
+	/**
+	 * @ring_lock: Protects @tail, @seqno, @reset_seq, @error_seq,
+	 * @dead and the ring contents: held by run_job() and by recovery.
+	 */
+	struct mutex ring_lock;
+
+	/** @tail: Free-running dword count written so far. */
+	u32 tail;
+
+	/** @seqno: Seqno of the last job written to the ring. */
+	u64 seqno;
+
+	/** @reset_seq: Last value written to RESET_REQ. */
+	u32 reset_seq;
+
+	/** @error_seq: Last ERROR_SEQ handled. */
+	u32 error_seq;
+
+	/** @dead: The device stopped: run_job() fails jobs. */
+	bool dead;
+
+	/**
+	 * @fence_lock: Lock of the hardware fences; protects @pending.
+	 */
+	spinlock_t fence_lock;
+
+	/** @pending: &struct weft_job in the ring, oldest first. */
+	struct list_head pending;
+
+	/** @sched: The scheduler feeding the ring. */
+	struct drm_gpu_scheduler sched;
+
+	/**
+	 * @reset_wq: Ordered workqueue running timeouts and @error_work,
+	 * so recoveries never overlap.
+	 */
+	struct workqueue_struct *reset_wq;
+
+	/** @error_work: Handles a queue error the device reported. */
+	struct work_struct error_work;
+};
+
+/**
+ * struct weft_queue - A userspace queue: one scheduler entity.
+ */
+struct weft_queue {
+	/** @refcount: Held by the file's queue table and by SUBMIT. */
+	struct kref refcount;
+
+	/** @hwq: The hardware queue the entity feeds. */
+	struct weft_hwq *hwq;
+
+	/** @vm: The VM the jobs run in; the queue holds a reference. */
+	struct weft_vm *vm;
+
+	/** @entity: The scheduler entity. */
+	struct drm_sched_entity entity;
+
+	/** @submit_lock: Keeps the jobs of one SUBMIT together and ordered. */
+	struct mutex submit_lock;
+};
+
+/**
+ * struct weft_job - One batch on a queue.
+ */
+struct weft_job {
+	/** @base: The scheduler job. */
+	struct drm_sched_job base;
+
+	/** @hwq: The hardware queue. */
+	struct weft_hwq *hwq;
+
+	/** @vm: The VM, referenced until the job is freed. */
+	struct weft_vm *vm;
+
+	/** @batch_va: GPU VA of the batch. */
+	u64 batch_va;
+
+	/** @batch_size: Size of the batch in bytes. */
+	u32 batch_size;
+
+	/** @seqno: Value the ring's FENCE writes; set by run_job(). */
+	u64 seqno;
+
+	/**
+	 * @done_fence: Hardware fence, allocated at creation so run_job()
+	 * does not allocate, initialized by run_job().
+	 */
+	struct dma_fence *done_fence;
+
+	/** @fence_inited: @done_fence was initialized (and is refcounted). */
+	bool fence_inited;
+
+	/** @node: Entry in &weft_hwq.pending, under &weft_hwq.fence_lock. */
+	struct list_head node;
+};
+
+struct weft_hwq *weft_hwq_create(struct weft_device *wdev, u32 idx);
+void weft_hwq_start(struct weft_hwq *hwq);
+void weft_hwq_stop(struct weft_hwq *hwq);
+void weft_hwq_irq(struct weft_hwq *hwq);
+
+struct weft_queue *weft_queue_create(struct weft_device *wdev,
+				     struct weft_vm *vm, u32 priority);
+void weft_queue_put(struct weft_queue *queue);
+
+struct weft_job *weft_job_create(struct weft_queue *queue, u64 batch_va,
+				 u32 batch_size, void *owner);
+int weft_job_add_dependency(struct weft_job *job, struct dma_fence *fence);
+struct dma_fence *weft_job_arm(struct weft_job *job);
+void weft_job_push(struct weft_job *job);
+void weft_job_free_unarmed(struct weft_job *job);
+
+#endif /* __WEFT_SCHED_H__ */
