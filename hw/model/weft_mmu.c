@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The Weft MMU: a 4-level walk of the page tables in guest memory per TLB
+ * miss.  Every table and page address is bounds-checked against guest
+ * memory; an entry pointing outside it reads as not present.
+ */
+#include <string.h>
+
+#include "weft_model_priv.h"
+
+void weft_mmu_init(struct weft_mmu *mmu, uint8_t *mem, uint64_t mem_size, uint64_t root)
+{
+	mmu->mem = mem;
+	mmu->mem_size = mem_size;
+	mmu->root = root;
+	mmu->gen++;
+	if (!mmu->gen) {
+		memset(mmu->tlb, 0, sizeof(mmu->tlb));
+		mmu->gen = 1;
+	}
+}
+
+static uint8_t *fault(struct weft_fault *f, uint64_t va, enum weft_access acc, bool perm)
+{
+	f->va = va;
+	f->info = acc | (perm ? WEFT_FAULT_PERMISSION : WEFT_FAULT_NOT_PRESENT);
+	return NULL;
+}
+
+uint8_t *weft_mmu_translate(struct weft_mmu *mmu, uint64_t va, enum weft_access acc,
+			    struct weft_fault *f)
+{
+	uint64_t vpn = va >> WEFT_MMU_PAGE_SHIFT;
+	struct weft_tlb_entry *e = &mmu->tlb[vpn % WEFT_TLB_SIZE];
+	uint64_t table, pte = 0;
+	uint8_t *page;
+
+	if (e->gen != mmu->gen || e->vpn != vpn) {
+		if (va >> WEFT_MMU_VA_BITS)
+			return fault(f, va, acc, false);
+		table = mmu->root & WEFT_PTE_ADDR_MASK;
+		for (int level = 0; level < WEFT_MMU_LEVELS; level++) {
+			unsigned shift = WEFT_MMU_PAGE_SHIFT +
+					 (WEFT_MMU_LEVELS - 1 - level) * WEFT_MMU_LEVEL_BITS;
+			unsigned idx = (va >> shift) & (WEFT_MMU_ENTRIES - 1);
+			uint8_t *t = weft_gpa(mmu->mem, mmu->mem_size, table, WEFT_MMU_PAGE_SIZE);
+
+			if (!t)
+				return fault(f, va, acc, false);
+			pte = __atomic_load_n((uint64_t *)(t + idx * 8), __ATOMIC_ACQUIRE);
+			if (!(pte & WEFT_PTE_VALID))
+				return fault(f, va, acc, false);
+			table = pte & WEFT_PTE_ADDR_MASK;
+		}
+		page = weft_gpa(mmu->mem, mmu->mem_size, table, WEFT_MMU_PAGE_SIZE);
+		if (!page)
+			return fault(f, va, acc, false);
+		e->vpn = vpn;
+		e->gen = mmu->gen;
+		e->host = page;
+		e->pte = pte;
+	}
+	if ((acc == WEFT_ACC_WRITE && !(e->pte & WEFT_PTE_WRITE)) ||
+	    (acc == WEFT_ACC_EXEC && !(e->pte & WEFT_PTE_EXEC)))
+		return fault(f, va, acc, true);
+	return e->host + (va & (WEFT_MMU_PAGE_SIZE - 1));
+}
+
+int weft_mmu_read(struct weft_mmu *mmu, uint64_t va, void *dst, size_t n,
+		  enum weft_access acc, struct weft_fault *f)
+{
+	uint8_t *d = dst;
+
+	while (n) {
+		size_t chunk = WEFT_MMU_PAGE_SIZE - (va & (WEFT_MMU_PAGE_SIZE - 1));
+		uint8_t *p = weft_mmu_translate(mmu, va, acc, f);
+
+		if (!p)
+			return -1;
+		if (chunk > n)
+			chunk = n;
+		memcpy(d, p, chunk);
+		d += chunk;
+		va += chunk;
+		n -= chunk;
+	}
+	return 0;
+}
+
+int weft_mmu_write(struct weft_mmu *mmu, uint64_t va, const void *src, size_t n,
+		   struct weft_fault *f)
+{
+	const uint8_t *s = src;
+	uint64_t v = va;
+	size_t left = n;
+
+	/* Check every page first so a faulting write writes nothing. */
+	while (left) {
+		size_t chunk = WEFT_MMU_PAGE_SIZE - (v & (WEFT_MMU_PAGE_SIZE - 1));
+
+		if (!weft_mmu_translate(mmu, v, WEFT_ACC_WRITE, f))
+			return -1;
+		if (chunk > left)
+			chunk = left;
+		v += chunk;
+		left -= chunk;
+	}
+	while (n) {
+		size_t chunk = WEFT_MMU_PAGE_SIZE - (va & (WEFT_MMU_PAGE_SIZE - 1));
+		uint8_t *p = weft_mmu_translate(mmu, va, WEFT_ACC_WRITE, f);
+
+		if (!p)
+			return -1;
+		if (chunk > n)
+			chunk = n;
+		memcpy(p, s, chunk);
+		s += chunk;
+		va += chunk;
+		n -= chunk;
+	}
+	return 0;
+}

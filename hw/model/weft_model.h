@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libweftmodel: the functional model of the Weft GPU.
+ *
+ * The caller owns two buffers: the register file (WEFT_REGS_SIZE bytes, laid
+ * out per drivers/gpu/drm/weft/weft_regs.h, shared with the driver) and the
+ * guest memory (GPA = offset into it).  The model runs its own command
+ * processor thread plus a pool of worker threads; the caller rings the
+ * doorbell and receives interrupts through a callback.
+ */
+#ifndef WEFT_MODEL_H
+#define WEFT_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct weft_model;
+
+struct weft_model_config {
+	void *regs;		/* register file, WEFT_REGS_SIZE bytes */
+	void *mem;		/* guest memory: GPA 0 .. mem_size - 1 */
+	uint64_t mem_size;
+	unsigned threads;	/* worker threads; 0: number of online CPUs */
+	uint32_t doorbell_peer;	/* published in WEFT_REG_DOORBELL_PEER */
+	uint64_t watchdog;	/* sub-group instructions per dispatch; 0: default */
+	/* Called from the model's command-processor thread, after IRQ_SEQ was incremented. */
+	void (*irq)(void *ctx, unsigned vector);
+	void *irq_ctx;
+};
+
+#define WEFT_MODEL_NUM_QUEUES		4
+#define WEFT_MODEL_WATCHDOG_DEFAULT	(1ull << 32)
+
+/*
+ * Fills the identification block of @regs (signature, version, caps, ...)
+ * and zeroes the rest.  weft_model_create() does this too; the server calls
+ * it early so the register file is valid before the model exists.
+ */
+void weft_model_init_regs(void *regs, uint32_t doorbell_peer, unsigned threads);
+
+/* Returns NULL on failure (errno set). */
+struct weft_model *weft_model_create(const struct weft_model_config *cfg);
+/* Stops all threads (aborting a running dispatch) and frees the model. */
+void weft_model_destroy(struct weft_model *m);
+
+/*
+ * The doorbell: wakes the command processor, which then checks the
+ * handshake registers, queue resets and every queue's TAIL against HEAD.
+ * Never blocks.
+ */
+void weft_model_doorbell(struct weft_model *m);
+
+/*
+ * Waits until every doorbell rung before the call has been processed and
+ * no queue can make progress (all idle, stopped in error, disabled or
+ * waiting for a complete command).  For in-process users and tests.
+ */
+void weft_model_wait_idle(struct weft_model *m);
+
+#endif

@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: MIT */
+/* Internal interfaces of libweftmodel. */
+#ifndef WEFT_MODEL_PRIV_H
+#define WEFT_MODEL_PRIV_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "weft_model.h"
+#include "weft_regs.h"
+#include "weft_cs_regs.h"
+#include "weft_mmu_regs.h"
+
+#define WEFT_MODEL_MAX_WG_SIZE	1024
+#define WEFT_MODEL_SLM_SIZE	65536
+
+/* Access kinds, numerically equal to WEFT_FAULT_ACCESS_*. */
+enum weft_access {
+	WEFT_ACC_READ = WEFT_FAULT_ACCESS_READ,
+	WEFT_ACC_WRITE = WEFT_FAULT_ACCESS_WRITE,
+	WEFT_ACC_EXEC = WEFT_FAULT_ACCESS_EXEC,
+};
+
+struct weft_fault {
+	uint64_t va;
+	uint32_t info;		/* access | WEFT_FAULT_PERMISSION */
+};
+
+#define WEFT_TLB_SIZE 64
+
+struct weft_tlb_entry {
+	uint64_t vpn;		/* VA >> 12, valid if gen matches */
+	uint64_t gen;
+	uint8_t *host;		/* host address of the page */
+	uint64_t pte;
+};
+
+/* An MMU context: one VM root plus a private TLB (one per thread). */
+struct weft_mmu {
+	uint8_t *mem;
+	uint64_t mem_size;
+	uint64_t root;		/* physical address of the level-0 table */
+	uint64_t gen;		/* bump to flush the TLB */
+	struct weft_tlb_entry tlb[WEFT_TLB_SIZE];
+};
+
+void weft_mmu_init(struct weft_mmu *mmu, uint8_t *mem, uint64_t mem_size, uint64_t root);
+/* Host pointer of @va, valid up to the end of its page; NULL and *f on a fault. */
+uint8_t *weft_mmu_translate(struct weft_mmu *mmu, uint64_t va, enum weft_access acc,
+			    struct weft_fault *f);
+/* Copies across pages; 0 or -1 with *f. */
+int weft_mmu_read(struct weft_mmu *mmu, uint64_t va, void *dst, size_t n,
+		  enum weft_access acc, struct weft_fault *f);
+int weft_mmu_write(struct weft_mmu *mmu, uint64_t va, const void *src, size_t n,
+		   struct weft_fault *f);
+
+/* Guest-physical access, bounds-checked: NULL when [gpa, gpa + n) is outside memory. */
+static inline uint8_t *weft_gpa(uint8_t *mem, uint64_t mem_size, uint64_t gpa, uint64_t n)
+{
+	if (gpa > mem_size || n > mem_size - gpa)
+		return NULL;
+	return mem + gpa;
+}
+
+/* Result of a dispatch. */
+struct weft_dispatch_result {
+	int code;		/* WEFT_QERR_*, or -1: aborted (reset / stop) */
+	uint64_t addr;		/* instruction or fault address */
+	struct weft_fault fault;
+};
+
+struct weft_dispatch_params {
+	uint64_t code, args;
+	uint32_t simd;
+	uint32_t gsize[3], lsize[3], goff[3];
+	uint32_t slm;
+	uint64_t root;
+};
+
+struct weft_pool;
+struct weft_pool *weft_pool_create(struct weft_model *m, unsigned threads);
+void weft_pool_destroy(struct weft_pool *p);
+/*
+ * Runs a validated dispatch on the pool; @should_abort is polled while it
+ * runs (returns true to abort: reset or stop).
+ */
+void weft_pool_dispatch(struct weft_pool *p, const struct weft_dispatch_params *dp,
+			uint64_t watchdog, bool (*should_abort)(void *), void *ctx,
+			struct weft_dispatch_result *res);
+
+struct weft_queue {
+	uint32_t head;
+	uint32_t error_seq;
+	bool error;
+	bool in_batch;
+	uint32_t batch_cmd_len;
+	uint64_t batch_pos, batch_end;
+	bool has_vm;
+	uint64_t vm_root;
+	uint32_t ctx_id;
+	uint32_t reset_ack;
+};
+
+struct weft_model {
+	struct weft_model_config cfg;
+	uint8_t *regs;
+	uint8_t *mem;
+	uint64_t mem_size;
+	uint64_t watchdog;
+
+	pthread_t cp;
+	pthread_mutex_t lock;
+	pthread_cond_t kick_cond, idle_cond;
+	uint64_t kicks, kicks_done;
+	bool quit;
+
+	bool running;
+	uint32_t irq_seq, fault_seq;
+	struct weft_queue q[WEFT_MODEL_NUM_QUEUES];
+	struct weft_mmu mmu;		/* the command processor's */
+	struct weft_pool *pool;
+	unsigned cur_queue;		/* queue whose dispatch is running */
+};
+
+static inline uint32_t weft_reg_read(struct weft_model *m, uint32_t off)
+{
+	return __atomic_load_n((uint32_t *)(m->regs + off), __ATOMIC_ACQUIRE);
+}
+
+static inline void weft_reg_write(struct weft_model *m, uint32_t off, uint32_t v)
+{
+	__atomic_store_n((uint32_t *)(m->regs + off), v, __ATOMIC_RELEASE);
+}
+
+#endif
