@@ -281,9 +281,9 @@ static bool queue_step(struct weft_model *m, unsigned n)
 	len = hdr & WEFT_CMD_LEN_MASK;
 	if ((hdr & WEFT_CMD_RSVD_MASK) || !len || len > dwords)
 		goto bad;
+	set_status(m, n, WEFT_Q_STATUS_BUSY);
 	if (len > avail)
 		return false;	/* not all of it published yet */
-	set_status(m, n, WEFT_Q_STATUS_BUSY);
 	for (uint32_t i = 1; i < len && i < WEFT_CMD_FENCE_LEN; i++)
 		p[i] = ring_dword(ring, dwords, q->head + i);
 	switch (op) {

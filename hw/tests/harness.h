@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: MIT */
+/* A tiny test harness: one line per test, then "N passed, M failed". */
+#ifndef WEFT_HARNESS_H
+#define WEFT_HARNESS_H
+
+#include <stdbool.h>
+
+void h_fail(const char *file, int line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+bool h_failed(void);
+void h_run(const char *name, void (*fn)(void));
+/* Prints the summary line; returns the exit status. */
+int h_summary(void);
+
+#define CHECK(cond, ...) do { \
+		if (!(cond)) \
+			h_fail(__FILE__, __LINE__, __VA_ARGS__); \
+	} while (0)
+#define CHECK_EQ(a, b) do { \
+		unsigned long long a_ = (unsigned long long)(a), b_ = (unsigned long long)(b); \
+		if (a_ != b_) \
+			h_fail(__FILE__, __LINE__, "%s == 0x%llx, expected %s == 0x%llx", \
+			       #a, a_, #b, b_); \
+	} while (0)
+
+#endif

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * An in-process "driver" for host tests: guest memory, page tables, rings
+ * and the handshake, talking to libweftmodel through the register file only.
+ */
+#ifndef WEFT_MODELENV_H
+#define WEFT_MODELENV_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "weft_model.h"
+#include "weft_regs.h"
+#include "weft_cs_regs.h"
+#include "weft_mmu_regs.h"
+
+#define ENV_MEM_SIZE	(64u << 20)
+#define ENV_RING_SIZE	4096
+
+struct env {
+	uint32_t *regs;
+	uint8_t *mem;
+	uint64_t mem_size;
+	uint64_t next_gpa;
+	uint64_t root;			/* level-0 table of the test VM */
+	uint64_t ring[4];		/* ring GPAs */
+	uint32_t tail[4];
+	uint64_t fence_gpa;
+	uint64_t next_va;
+	atomic_uint irqs;
+	struct weft_model *m;
+};
+
+struct env *env_create(unsigned threads, uint64_t watchdog);
+void env_destroy(struct env *e);
+uint32_t env_reg(struct env *e, uint32_t off);
+void env_wreg(struct env *e, uint32_t off, uint32_t v);
+uint32_t env_qreg(struct env *e, unsigned q, uint32_t reg);
+void env_wqreg(struct env *e, unsigned q, uint32_t reg, uint32_t v);
+/* DRIVER_READY = 1, doorbell, wait; returns DEVICE_STATUS. */
+uint32_t env_ready(struct env *e);
+uint64_t env_alloc(struct env *e, uint64_t bytes);	/* zeroed, page aligned GPA */
+void *env_host(struct env *e, uint64_t gpa);
+void env_map(struct env *e, uint64_t va, uint64_t gpa, uint64_t bytes, uint64_t flags);
+/* Allocates and maps @bytes at a fresh VA; returns the VA, *host the CPU view. */
+uint64_t env_buf(struct env *e, uint64_t bytes, uint64_t flags, void **host);
+void env_ring_emit(struct env *e, unsigned q, const uint32_t *dw, unsigned n);
+/* Publishes TAIL, rings, waits for idle. */
+void env_kick(struct env *e, unsigned q);
+/* SET_VM + BATCH(va, bytes) + FENCE(value, irq) on queue q, then kick. */
+void env_submit_batch(struct env *e, unsigned q, uint64_t batch_va, uint32_t bytes, uint64_t fence);
+uint64_t env_fence(struct env *e);
+
+struct env_dispatch {
+	uint64_t code_va, args_va;
+	uint32_t simd, gsize[3], lsize[3], goff[3], slm;
+};
+/* Assembles @src into a fresh executable buffer; returns its VA (0 on error, printed). */
+uint64_t env_code(struct env *e, const char *src);
+/* Runs one DISPATCH in its own batch on @q; returns the queue's ERROR_CODE (0 = ok). */
+uint32_t env_dispatch(struct env *e, unsigned q, const struct env_dispatch *d);
+/* Resets queue q and waits for RESET_ACK. */
+void env_reset_queue(struct env *e, unsigned q);
+
+#endif

@@ -1,0 +1,707 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Host tests of the device model through its register file: handshake,
+ * command streamer, errors, MMU faults, reset, watchdog, the dispatch
+ * kernel of the IGT test at every SIMD width, and hostile input.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "modelenv.h"
+#include "weft_isa.h"
+
+static struct env *E;
+
+/* A fresh, running device per test. */
+static struct env *fresh(uint64_t watchdog)
+{
+	if (E)
+		env_destroy(E);
+	E = env_create(2, watchdog);
+	CHECK_EQ(env_ready(E), WEFT_DEVICE_RUNNING);
+	return E;
+}
+
+static void t_identification(void)
+{
+	struct env *e = env_create(3, 0);
+
+	CHECK_EQ(env_reg(e, WEFT_REG_SIGNATURE), WEFT_SIGNATURE);
+	CHECK_EQ(env_reg(e, WEFT_REG_VERSION), WEFT_HW_VERSION_MAJOR << 16 | WEFT_HW_VERSION_MINOR);
+	CHECK_EQ(env_reg(e, WEFT_REG_CAPS), WEFT_CAP_SIMD8 | WEFT_CAP_SIMD16 | WEFT_CAP_SIMD32);
+	CHECK_EQ(env_reg(e, WEFT_REG_NUM_QUEUES), 4);
+	CHECK_EQ(env_reg(e, WEFT_REG_MAX_WG_SIZE), 1024);
+	CHECK_EQ(env_reg(e, WEFT_REG_SLM_SIZE), 65536);
+	CHECK_EQ(env_reg(e, WEFT_REG_VA_BITS), 48);
+	CHECK_EQ(env_reg(e, WEFT_REG_NUM_CORES), 3);
+	CHECK_EQ(env_reg(e, WEFT_REG_NUM_VECTORS), 1);
+	CHECK_EQ(env_reg(e, WEFT_REG_DEVICE_STATUS), WEFT_DEVICE_STOPPED);
+	env_destroy(e);
+}
+
+static void t_handshake(void)
+{
+	struct env *e = env_create(1, 0);
+	uint32_t fence[] = { WEFT_CMD_HEADER(WEFT_CMD_FENCE, 6), (uint32_t)e->fence_gpa, 0, 5, 0,
+			     WEFT_FENCE_FLAG_IRQ };
+
+	/* Before DRIVER_READY nothing runs and no interrupt is sent. */
+	env_ring_emit(e, 0, fence, 6);
+	env_kick(e, 0);
+	CHECK_EQ(env_reg(e, WEFT_REG_DEVICE_STATUS), WEFT_DEVICE_STOPPED);
+	CHECK_EQ(env_fence(e), 0);
+	CHECK_EQ(atomic_load(&e->irqs), 0);
+	/* At the handshake HEAD catches up with TAIL: stale commands are dropped. */
+	CHECK_EQ(env_ready(e), WEFT_DEVICE_RUNNING);
+	CHECK_EQ(env_qreg(e, 0, WEFT_Q_HEAD), e->tail[0]);
+	CHECK_EQ(env_fence(e), 0);
+	CHECK_EQ(atomic_load(&e->irqs), 0);
+	/* Now a fence runs. */
+	env_ring_emit(e, 0, fence, 6);
+	env_kick(e, 0);
+	CHECK_EQ(env_fence(e), 5);
+	CHECK_EQ(atomic_load(&e->irqs), 1);
+	CHECK_EQ(env_reg(e, WEFT_REG_IRQ_SEQ), 1);
+	CHECK_EQ(env_qreg(e, 0, WEFT_Q_HEAD), e->tail[0]);
+	CHECK_EQ(env_qreg(e, 0, WEFT_Q_STATUS), WEFT_Q_STATUS_IDLE);
+	/* DRIVER_READY = 0 stops the device. */
+	env_wreg(e, WEFT_REG_DRIVER_READY, 0);
+	weft_model_doorbell(e->m);
+	weft_model_wait_idle(e->m);
+	CHECK_EQ(env_reg(e, WEFT_REG_DEVICE_STATUS), WEFT_DEVICE_STOPPED);
+	fence[3] = 6;
+	env_ring_emit(e, 0, fence, 6);
+	env_kick(e, 0);
+	CHECK_EQ(env_fence(e), 5);
+	env_destroy(e);
+}
+
+static void t_fence_nop_irq(void)
+{
+	struct env *e = fresh(0);
+	uint32_t cmds[] = {
+		WEFT_CMD_HEADER(WEFT_CMD_NOP, 3), 0xdead, 0xbeef,
+		WEFT_CMD_HEADER(WEFT_CMD_FENCE, 6), (uint32_t)e->fence_gpa, 0, 0x89abcdef, 0x01234567, 0,
+		WEFT_CMD_HEADER(WEFT_CMD_FENCE, 6), (uint32_t)e->fence_gpa + 8, 0, 1, 0, WEFT_FENCE_FLAG_IRQ,
+	};
+
+	env_ring_emit(e, 1, cmds, sizeof(cmds) / 4);
+	env_kick(e, 1);
+	CHECK_EQ(env_fence(e), 0x0123456789abcdefull);
+	CHECK_EQ(*(uint64_t *)env_host(e, e->fence_gpa + 8), 1);
+	CHECK_EQ(atomic_load(&e->irqs), 1);
+	CHECK_EQ(env_qreg(e, 1, WEFT_Q_HEAD), sizeof(cmds) / 4);
+	/* Wrap around the end of the ring. */
+	for (int i = 0; i < 300; i++) {
+		cmds[6] = i;
+		env_ring_emit(e, 1, cmds + 3, 6);
+		if (i % 100 == 99)
+			env_kick(e, 1);
+	}
+	CHECK_EQ(env_fence(e), 0x0123456700000000ull + 299);
+	CHECK_EQ(env_qreg(e, 1, WEFT_Q_HEAD), e->tail[1]);
+	CHECK_EQ(env_qreg(e, 1, WEFT_Q_STATUS), WEFT_Q_STATUS_IDLE);
+}
+
+static void t_batch_write_data(void)
+{
+	struct env *e = fresh(0);
+	uint32_t *b;
+	uint64_t *dst;
+	uint64_t bva = env_buf(e, 4096, WEFT_PTE_VALID, (void **)&b);
+	uint64_t dva = env_buf(e, 4096, WEFT_PTE_VALID | WEFT_PTE_WRITE, (void **)&dst);
+	uint32_t i = 0;
+
+	b[i++] = WEFT_CMD_HEADER(WEFT_CMD_NOP, 2);
+	b[i++] = 0;
+	b[i++] = WEFT_CMD_HEADER(WEFT_CMD_WRITE_DATA, 5);
+	b[i++] = (uint32_t)dva + 8;
+	b[i++] = (uint32_t)(dva >> 32);
+	b[i++] = 0x11223344;
+	b[i++] = 0x55667788;
+	b[i++] = WEFT_CMD_HEADER(WEFT_CMD_END, 1);
+	b[i++] = WEFT_CMD_HEADER(0x7f, 1);	/* after END: never read */
+	env_submit_batch(e, 0, bva, i * 4, 42);
+	CHECK_EQ(dst[1], 0x5566778811223344ull);
+	CHECK_EQ(env_fence(e), 42);
+	CHECK_EQ(env_qreg(e, 0, WEFT_Q_STATUS), WEFT_Q_STATUS_IDLE);
+	/* A batch without END ends at its size. */
+	b[7] = WEFT_CMD_HEADER(WEFT_CMD_NOP, 1);
+	b[6] = 0x99;
+	env_submit_batch(e, 0, bva, 8 * 4, 43);
+	CHECK_EQ(dst[1], 0x0000009911223344ull);
+	CHECK_EQ(env_fence(e), 43);
+}
+
+/* Submits a batch with one bad command at dword @at; checks the error. */
+static void expect_batch_error(const uint32_t *cmds, unsigned n, unsigned at, uint32_t code)
+{
+	struct env *e = fresh(0);
+	uint32_t *b;
+	uint64_t bva = env_buf(e, 4096, WEFT_PTE_VALID, (void **)&b);
+
+	memcpy(b, cmds, n * 4);
+	env_submit_batch(e, 2, bva, n * 4, 9);
+	CHECK_EQ(env_qreg(e, 2, WEFT_Q_STATUS), WEFT_Q_STATUS_ERROR);
+	CHECK_EQ(env_qreg(e, 2, WEFT_Q_ERROR_CODE), code);
+	CHECK_EQ(env_qreg(e, 2, WEFT_Q_ERROR_SEQ), 1);
+	CHECK_EQ(env_qreg(e, 2, WEFT_Q_ERROR_ADDR_LO) |
+		 (uint64_t)env_qreg(e, 2, WEFT_Q_ERROR_ADDR_HI) << 32, bva + at * 4);
+	CHECK_EQ(env_fence(e), 0);	/* the fence after the batch did not run */
+	CHECK(atomic_load(&e->irqs) == 1, "one interrupt for the error, got %u",
+	      atomic_load(&e->irqs));
+}
+
+static void t_privileged_in_batch(void)
+{
+	uint32_t c[] = { WEFT_CMD_HEADER(WEFT_CMD_NOP, 1), WEFT_CMD_HEADER(WEFT_CMD_FENCE, 6), 0, 0, 0, 0, 0 };
+	uint32_t c2[] = { WEFT_CMD_HEADER(WEFT_CMD_BATCH, 4), 0, 0, 0 };
+	uint32_t c3[] = { WEFT_CMD_HEADER(WEFT_CMD_SET_VM, 4), 0, 0, 0 };
+
+	expect_batch_error(c, 7, 1, WEFT_QERR_PRIVILEGED_IN_BATCH);
+	expect_batch_error(c2, 4, 0, WEFT_QERR_PRIVILEGED_IN_BATCH);
+	expect_batch_error(c3, 4, 0, WEFT_QERR_PRIVILEGED_IN_BATCH);
+}
+
+static void t_bad_commands(void)
+{
+	uint32_t unk[] = { WEFT_CMD_HEADER(WEFT_CMD_NOP, 1), WEFT_CMD_HEADER(0x42, 1) };
+	uint32_t len0[] = { WEFT_CMD_HEADER(WEFT_CMD_NOP, 0) };
+	uint32_t endlen[] = { WEFT_CMD_HEADER(WEFT_CMD_END, 2), 0 };
+	uint32_t wdlen[] = { WEFT_CMD_HEADER(WEFT_CMD_WRITE_DATA, 4), 0, 0, 0 };
+	uint32_t rsvd[] = { WEFT_CMD_HEADER(WEFT_CMD_NOP, 1) | 0x10000 };
+	uint32_t past[] = { WEFT_CMD_HEADER(WEFT_CMD_NOP, 1), WEFT_CMD_HEADER(WEFT_CMD_NOP, 9) };
+	uint32_t dlen[] = { WEFT_CMD_HEADER(WEFT_CMD_DISPATCH, 15), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
+
+	expect_batch_error(unk, 2, 1, WEFT_QERR_BAD_COMMAND);
+	expect_batch_error(len0, 1, 0, WEFT_QERR_BAD_COMMAND);
+	expect_batch_error(endlen, 2, 0, WEFT_QERR_BAD_COMMAND);
+	expect_batch_error(wdlen, 4, 0, WEFT_QERR_BAD_COMMAND);
+	expect_batch_error(rsvd, 1, 0, WEFT_QERR_BAD_COMMAND);
+	expect_batch_error(past, 2, 1, WEFT_QERR_BAD_COMMAND);
+	expect_batch_error(dlen, 15, 0, WEFT_QERR_BAD_COMMAND);
+}
+
+static void expect_ring_error(const uint32_t *cmds, unsigned n)
+{
+	struct env *e = fresh(0);
+	uint32_t before = e->tail[3];
+
+	env_ring_emit(e, 3, cmds, n);
+	env_kick(e, 3);
+	CHECK_EQ(env_qreg(e, 3, WEFT_Q_STATUS), WEFT_Q_STATUS_ERROR);
+	CHECK_EQ(env_qreg(e, 3, WEFT_Q_ERROR_CODE), WEFT_QERR_BAD_COMMAND);
+	CHECK_EQ(env_qreg(e, 3, WEFT_Q_ERROR_ADDR_LO), e->ring[3] + before * 4);
+	CHECK_EQ(env_qreg(e, 3, WEFT_Q_HEAD), before);
+}
+
+static void t_bad_ring_commands(void)
+{
+	struct env *e;
+	uint32_t unk[] = { WEFT_CMD_HEADER(0x99, 1) };
+	uint32_t fence5[] = { WEFT_CMD_HEADER(WEFT_CMD_FENCE, 5), 0, 0, 0, 0 };
+	uint32_t fence_align[] = { WEFT_CMD_HEADER(WEFT_CMD_FENCE, 6), 4, 0, 0, 0, 0 };
+	uint32_t fence_oob[] = { WEFT_CMD_HEADER(WEFT_CMD_FENCE, 6), 0, 0x100, 0, 0, 0 };
+	uint32_t fence_flags[] = { WEFT_CMD_HEADER(WEFT_CMD_FENCE, 6), 0x10000, 0, 0, 0, 2 };
+	uint32_t batch_novm[] = { WEFT_CMD_HEADER(WEFT_CMD_BATCH, 4), 0, 0, 0 };
+	uint32_t vm_oob[] = { WEFT_CMD_HEADER(WEFT_CMD_SET_VM, 4), 0, 0x1000, 0 };
+	uint32_t dispatch_in_ring[] = { WEFT_CMD_HEADER(WEFT_CMD_END, 1) };
+
+	expect_ring_error(unk, 1);
+	expect_ring_error(fence5, 5);
+	expect_ring_error(fence_align, 6);
+	expect_ring_error(fence_oob, 6);
+	expect_ring_error(fence_flags, 6);
+	expect_ring_error(batch_novm, 4);
+	expect_ring_error(vm_oob, 4);
+	expect_ring_error(dispatch_in_ring, 1);
+
+	/* A ring outside guest memory. */
+	e = fresh(0);
+	env_wqreg(e, 0, WEFT_Q_RING_BASE_HI, 0x7);
+	env_ring_emit(e, 0, unk, 1);
+	env_kick(e, 0);
+	CHECK_EQ(env_qreg(e, 0, WEFT_Q_ERROR_CODE), WEFT_QERR_BAD_COMMAND);
+	/* TAIL further ahead than the ring is long. */
+	e = fresh(0);
+	env_wqreg(e, 1, WEFT_Q_TAIL, 5000);
+	weft_model_doorbell(e->m);
+	weft_model_wait_idle(e->m);
+	CHECK_EQ(env_qreg(e, 1, WEFT_Q_ERROR_CODE), WEFT_QERR_BAD_COMMAND);
+}
+
+static void t_partial_command_waits(void)
+{
+	struct env *e = fresh(0);
+	uint32_t fence[] = { WEFT_CMD_HEADER(WEFT_CMD_FENCE, 6), (uint32_t)e->fence_gpa, 0, 3, 0, 0 };
+
+	env_ring_emit(e, 0, fence, 6);
+	env_wqreg(e, 0, WEFT_Q_TAIL, e->tail[0] - 2);
+	weft_model_doorbell(e->m);
+	weft_model_wait_idle(e->m);
+	CHECK_EQ(env_fence(e), 0);
+	CHECK_EQ(env_qreg(e, 0, WEFT_Q_STATUS), WEFT_Q_STATUS_BUSY);
+	env_kick(e, 0);
+	CHECK_EQ(env_fence(e), 3);
+	CHECK_EQ(env_qreg(e, 0, WEFT_Q_STATUS), WEFT_Q_STATUS_IDLE);
+}
+
+static void t_reset_and_isolation(void)
+{
+	struct env *e = fresh(0);
+	uint32_t bad[] = { WEFT_CMD_HEADER(0x99, 1) };
+	uint32_t fence[] = { WEFT_CMD_HEADER(WEFT_CMD_FENCE, 6), (uint32_t)e->fence_gpa, 0, 77, 0,
+			     WEFT_FENCE_FLAG_IRQ };
+	unsigned irqs;
+
+	env_ring_emit(e, 0, bad, 1);
+	env_ring_emit(e, 0, fence, 6);
+	env_kick(e, 0);
+	CHECK_EQ(env_qreg(e, 0, WEFT_Q_STATUS), WEFT_Q_STATUS_ERROR);
+	CHECK_EQ(env_fence(e), 0);
+	/* Another queue still runs. */
+	env_ring_emit(e, 1, fence, 6);
+	env_kick(e, 1);
+	CHECK_EQ(env_fence(e), 77);
+	CHECK_EQ(env_qreg(e, 1, WEFT_Q_STATUS), WEFT_Q_STATUS_IDLE);
+	/* The broken queue stays stopped on a doorbell ... */
+	env_kick(e, 0);
+	CHECK_EQ(env_qreg(e, 0, WEFT_Q_STATUS), WEFT_Q_STATUS_ERROR);
+	/* ... until reset: RESET_ACK follows RESET_REQ, HEAD = TAIL, an interrupt. */
+	irqs = atomic_load(&e->irqs);
+	env_reset_queue(e, 0);
+	CHECK_EQ(env_qreg(e, 0, WEFT_Q_RESET_ACK), env_qreg(e, 0, WEFT_Q_RESET_REQ));
+	CHECK_EQ(env_qreg(e, 0, WEFT_Q_STATUS), WEFT_Q_STATUS_IDLE);
+	CHECK_EQ(env_qreg(e, 0, WEFT_Q_ERROR_CODE), WEFT_QERR_NONE);
+	CHECK_EQ(env_qreg(e, 0, WEFT_Q_HEAD), e->tail[0]);
+	CHECK_EQ(atomic_load(&e->irqs), irqs + 1);
+	fence[3] = 78;
+	env_ring_emit(e, 0, fence, 6);
+	env_kick(e, 0);
+	CHECK_EQ(env_fence(e), 78);
+	CHECK_EQ(env_qreg(e, 0, WEFT_Q_ERROR_SEQ), 1);
+}
+
+static const char *dispatch_kernel =
+	"\ts2r.u64 r0, sr.args\n"
+	"\tld.global.u64 r2, [r0+0]\n"
+	"\ts2r.u32 r4, sr.global_id.x\n"
+	"\ts2r.u32 r5, sr.group_id.x\n"
+	"\ts2r.u32 r6, sr.subgroup_id\n"
+	"\ts2r.u32 r7, sr.lane_id\n"
+	"\tcvt.u64.u32 r10, r4\n"
+	"\tshl.u64 r10, r10, 4\n"
+	"\tadd.u64 r10, r2, r10\n"
+	"\tst.global.u32 [r10+0], r4\n"
+	"\tst.global.u32 [r10+4], r5\n"
+	"\tst.global.u32 [r10+8], r6\n"
+	"\tst.global.u32 [r10+12], r7\n"
+	"\tend\n";
+
+static void t_dispatch_kernel(void)
+{
+	static const uint32_t simds[] = { 8, 16, 32 };
+	static const uint32_t locals[] = { 1, 8, 13, 16, 32, 50, 64, 100, 1024 };
+	static const uint32_t globals[] = { 1, 100, 1000, 4099 };
+	struct env *e = fresh(0);
+	uint64_t code = env_code(e, dispatch_kernel);
+	uint64_t *args;
+	uint32_t *out;
+	uint64_t args_va = env_buf(e, 4096, WEFT_PTE_VALID, (void **)&args);
+	uint64_t out_va = env_buf(e, 4100 * 16 + 64, WEFT_PTE_VALID | WEFT_PTE_WRITE, (void **)&out);
+
+	*args = out_va;
+	for (unsigned s = 0; s < 3; s++)
+	for (unsigned li = 0; li < sizeof(locals) / 4; li++)
+	for (unsigned gi = 0; gi < sizeof(globals) / 4; gi++) {
+		uint32_t simd = simds[s], lx = locals[li], gx = globals[gi];
+		struct env_dispatch d = { code, args_va, simd, { gx, 1, 1 }, { lx, 1, 1 } };
+		uint32_t err;
+
+		memset(out, 0xa5, 4100 * 16 + 64);
+		err = env_dispatch(e, 0, &d);
+		CHECK(err == 0, "simd %u local %u global %u: error %u", simd, lx, gx, err);
+		for (uint32_t i = 0; i < gx; i++) {
+			uint32_t lid = i % lx;
+			uint32_t *o = out + 4 * i;
+
+			if (o[0] != i || o[1] != i / lx || o[2] != lid / simd || o[3] != lid % simd) {
+				CHECK(0, "simd %u local %u global %u item %u: got %u %u %u %u", simd,
+				      lx, gx, i, o[0], o[1], o[2], o[3]);
+				break;
+			}
+		}
+		/* Inactive lanes past the end wrote nothing. */
+		for (uint32_t i = gx * 4; i < gx * 4 + 16; i++)
+			CHECK(out[i] == 0xa5a5a5a5, "simd %u local %u global %u: write past the end",
+			      simd, lx, gx);
+	}
+}
+
+static void t_dispatch_3d(void)
+{
+	/* Every work-item writes its ids; check against a C reference. */
+	static const char *src =
+		"\ts2r.u64 r0, sr.args\n"
+		"\tld.global.u64 r2, [r0+0]\n"
+		"\ts2r.u32 r4, sr.global_id.x\n"
+		"\ts2r.u32 r5, sr.global_id.y\n"
+		"\ts2r.u32 r6, sr.global_id.z\n"
+		"\ts2r.u32 r7, sr.global_size.x\n"
+		"\ts2r.u32 r8, sr.global_size.y\n"
+		"\tsub.u32 r9, r6, 100\n"		/* global_offset.z = 100 */
+		"\tmul.u32 r9, r9, r8\n"
+		"\tadd.u32 r9, r9, r5\n"
+		"\tsub.u32 r9, r9, 200\n"		/* global_offset.y = 200 */
+		"\tmul.u32 r9, r9, r7\n"
+		"\tadd.u32 r9, r9, r4\n"
+		"\tcvt.u64.u32 r10, r9\n"
+		"\tshl.u64 r10, r10, 5\n"
+		"\tadd.u64 r10, r2, r10\n"
+		"\ts2r.u32 r12, sr.local_id.x\n"
+		"\ts2r.u32 r13, sr.local_id.y\n"
+		"\ts2r.u32 r14, sr.local_id.z\n"
+		"\ts2r.u32 r15, sr.local_linear_id\n"
+		"\ts2r.u32 r16, sr.subgroup_size\n"
+		"\ts2r.u32 r17, sr.num_subgroups\n"
+		"\ts2r.u32 r18, sr.local_size.x\n"
+		"\ts2r.u32 r19, sr.num_groups.y\n"
+		"\tst.global.u32 [r10+0], r12\n"
+		"\tst.global.u32 [r10+4], r13\n"
+		"\tst.global.u32 [r10+8], r14\n"
+		"\tst.global.u32 [r10+12], r15\n"
+		"\tst.global.u32 [r10+16], r16\n"
+		"\tst.global.u32 [r10+20], r17\n"
+		"\tst.global.u32 [r10+24], r18\n"
+		"\tst.global.u32 [r10+28], r19\n"
+		"\tend\n";
+	struct env *e = fresh(0);
+	uint64_t code = env_code(e, src), *args;
+	uint64_t args_va = env_buf(e, 4096, WEFT_PTE_VALID, (void **)&args);
+	uint32_t G[3] = { 11, 7, 5 }, L[3] = { 4, 3, 2 }, *out;
+	uint64_t out_va = env_buf(e, 11 * 7 * 5 * 32, WEFT_PTE_VALID | WEFT_PTE_WRITE, (void **)&out);
+
+	*args = out_va;
+	for (uint32_t simd = 8; simd <= 32; simd *= 2) {
+		struct env_dispatch d = { code, args_va, simd, { G[0], G[1], G[2] }, { L[0], L[1], L[2] },
+					  { 0, 200, 100 } };
+
+		memset(out, 0, 11 * 7 * 5 * 32);
+		CHECK_EQ(env_dispatch(e, 1, &d), 0);
+		for (uint32_t z = 0; z < G[2]; z++)
+		for (uint32_t y = 0; y < G[1]; y++)
+		for (uint32_t x = 0; x < G[0]; x++) {
+			uint32_t *o = out + 8 * (x + G[0] * (y + G[1] * z));
+			uint32_t ls[3], lid[3] = { x % L[0], y % L[1], z % L[2] };
+			uint32_t gid[3] = { x / L[0], y / L[1], z / L[2] }, g[3] = { x, y, z };
+			uint32_t n, lin, sub;
+
+			for (int i = 0; i < 3; i++)
+				ls[i] = G[i] - gid[i] * L[i] < L[i] ? G[i] - gid[i] * L[i] : L[i];
+			(void)g;
+			n = ls[0] * ls[1] * ls[2];
+			lin = lid[0] + lid[1] * ls[0] + lid[2] * ls[0] * ls[1];
+			sub = lin / simd;
+			if (o[0] != lid[0] || o[1] != lid[1] || o[2] != lid[2] || o[3] != lin ||
+			    o[4] != (n - sub * simd < simd ? n - sub * simd : simd) ||
+			    o[5] != (n + simd - 1) / simd || o[6] != ls[0] || o[7] != 3) {
+				CHECK(0, "simd %u item %u,%u,%u: %u %u %u %u %u %u %u %u", simd, x, y, z,
+				      o[0], o[1], o[2], o[3], o[4], o[5], o[6], o[7]);
+				break;
+			}
+		}
+	}
+}
+
+static void t_bad_dispatch(void)
+{
+	struct env *e = fresh(0);
+	uint64_t code = env_code(e, "end\n");
+	struct env_dispatch ok = { code, 0, 8, { 8, 1, 1 }, { 8, 1, 1 } }, d;
+
+	CHECK_EQ(env_dispatch(e, 0, &ok), 0);
+#define BAD(field_set) do { \
+		d = ok; field_set; \
+		CHECK(env_dispatch(e, 0, &d) == WEFT_QERR_BAD_DISPATCH, "%s", #field_set); \
+		env_reset_queue(e, 0); \
+	} while (0)
+	BAD(d.simd = 12);
+	BAD(d.simd = 0);
+	BAD(d.simd = 64);
+	BAD(d.gsize[1] = 0);
+	BAD(d.lsize[2] = 0);
+	BAD(d.lsize[0] = 1025);
+	BAD(d.lsize[0] = 64; d.lsize[1] = 17);
+	BAD(d.lsize[0] = 0x10000; d.lsize[1] = 0x10000);
+	BAD(d.slm = 65537);
+	BAD(d.code_va = code + 4);
+#undef BAD
+	d = ok;
+	d.lsize[0] = 1024;
+	d.slm = 65536;
+	CHECK_EQ(env_dispatch(e, 0, &d), 0);
+}
+
+static uint64_t fault_addr(struct env *e)
+{
+	return env_reg(e, WEFT_REG_FAULT_ADDR_LO) | (uint64_t)env_reg(e, WEFT_REG_FAULT_ADDR_HI) << 32;
+}
+
+static void t_mmu_faults(void)
+{
+	struct env *e = fresh(0);
+	uint64_t *args, ro_va, args_va = env_buf(e, 4096, WEFT_PTE_VALID, (void **)&args);
+	void *ro;
+	uint64_t st_code = env_code(e, "s2r.u64 r0, sr.args\nld.global.u64 r2, [r0+0]\n"
+				       "mov.u32 r4, 7\nst.global.u32 [r2+12], r4\nend\n");
+	uint64_t ld_code = env_code(e, "s2r.u64 r0, sr.args\nld.global.u64 r2, [r0+0]\n"
+				       "ld.global.u32 r4, [r2-4]\nend\n");
+	struct env_dispatch d = { st_code, args_va, 8, { 1, 1, 1 }, { 1, 1, 1 } };
+
+	ro_va = env_buf(e, 4096, WEFT_PTE_VALID, &ro);
+	/* Write to a read-only page: permission fault, nothing written. */
+	*args = ro_va;
+	CHECK_EQ(env_dispatch(e, 2, &d), WEFT_QERR_MMU_FAULT);
+	CHECK_EQ(env_reg(e, WEFT_REG_FAULT_SEQ), 1);
+	CHECK_EQ(fault_addr(e), ro_va + 12);
+	CHECK_EQ(env_reg(e, WEFT_REG_FAULT_INFO),
+		 WEFT_FAULT_ACCESS_WRITE | WEFT_FAULT_PERMISSION | 2 << WEFT_FAULT_QUEUE_SHIFT);
+	CHECK_EQ(env_qreg(e, 2, WEFT_Q_ERROR_ADDR_LO), (uint32_t)(ro_va + 12));
+	CHECK_EQ(((uint32_t *)ro)[3], 0);
+	/* A second fault before FAULT_ACK: queue error, fault block unchanged. */
+	env_reset_queue(e, 2);
+	*args = 0x5000;	/* not mapped */
+	d.code_va = ld_code;
+	CHECK_EQ(env_dispatch(e, 2, &d), WEFT_QERR_MMU_FAULT);
+	CHECK_EQ(env_reg(e, WEFT_REG_FAULT_SEQ), 1);
+	CHECK_EQ(fault_addr(e), ro_va + 12);
+	CHECK_EQ(env_qreg(e, 2, WEFT_Q_ERROR_ADDR_LO), 0x5000 - 4);
+	/* Acknowledge; a read of an unmapped page: not present, READ. */
+	env_wreg(e, WEFT_REG_FAULT_ACK, 1);
+	env_reset_queue(e, 2);
+	CHECK_EQ(env_dispatch(e, 2, &d), WEFT_QERR_MMU_FAULT);
+	CHECK_EQ(env_reg(e, WEFT_REG_FAULT_SEQ), 2);
+	CHECK_EQ(fault_addr(e), 0x5000 - 4);
+	CHECK_EQ(env_reg(e, WEFT_REG_FAULT_INFO),
+		 WEFT_FAULT_ACCESS_READ | WEFT_FAULT_NOT_PRESENT | 2 << WEFT_FAULT_QUEUE_SHIFT);
+	/* Code in a page without EXEC: permission fault, EXEC. */
+	env_wreg(e, WEFT_REG_FAULT_ACK, 2);
+	env_reset_queue(e, 2);
+	d.code_va = args_va;
+	CHECK_EQ(env_dispatch(e, 2, &d), WEFT_QERR_MMU_FAULT);
+	CHECK_EQ(fault_addr(e), args_va);
+	CHECK_EQ(env_reg(e, WEFT_REG_FAULT_INFO),
+		 WEFT_FAULT_ACCESS_EXEC | WEFT_FAULT_PERMISSION | 2 << WEFT_FAULT_QUEUE_SHIFT);
+	/* Code not mapped at all (a VA beyond 48 bits too). */
+	env_wreg(e, WEFT_REG_FAULT_ACK, 3);
+	env_reset_queue(e, 2);
+	d.code_va = 0x7ffff000ull;
+	CHECK_EQ(env_dispatch(e, 2, &d), WEFT_QERR_MMU_FAULT);
+	CHECK_EQ(env_reg(e, WEFT_REG_FAULT_INFO),
+		 WEFT_FAULT_ACCESS_EXEC | WEFT_FAULT_NOT_PRESENT | 2 << WEFT_FAULT_QUEUE_SHIFT);
+	env_wreg(e, WEFT_REG_FAULT_ACK, 4);
+	env_reset_queue(e, 2);
+	d.code_va = 1ull << 50;
+	CHECK_EQ(env_dispatch(e, 2, &d), WEFT_QERR_MMU_FAULT);
+	CHECK_EQ(fault_addr(e), 1ull << 50);
+	/* The batch itself unmapped: READ fault at the batch VA. */
+	env_wreg(e, WEFT_REG_FAULT_ACK, 5);
+	env_reset_queue(e, 2);
+	env_submit_batch(e, 2, 0x9000, 64, 1234);
+	CHECK_EQ(env_qreg(e, 2, WEFT_Q_ERROR_CODE), WEFT_QERR_MMU_FAULT);
+	CHECK_EQ(fault_addr(e), 0x9000);
+	CHECK_EQ(env_reg(e, WEFT_REG_FAULT_INFO),
+		 WEFT_FAULT_ACCESS_READ | WEFT_FAULT_NOT_PRESENT | 2 << WEFT_FAULT_QUEUE_SHIFT);
+	/* A page-table entry pointing outside guest memory reads as not present. */
+	env_wreg(e, WEFT_REG_FAULT_ACK, 6);
+	env_reset_queue(e, 2);
+	env_map(e, 0x40000000, 0x7fff000000ull, 4096, WEFT_PTE_VALID | WEFT_PTE_WRITE);
+	*args = 0x40000000;
+	d.code_va = st_code;
+	CHECK_EQ(env_dispatch(e, 2, &d), WEFT_QERR_MMU_FAULT);
+	CHECK_EQ(env_reg(e, WEFT_REG_FAULT_INFO),
+		 WEFT_FAULT_ACCESS_WRITE | WEFT_FAULT_NOT_PRESENT | 2 << WEFT_FAULT_QUEUE_SHIFT);
+	/* WRITE_DATA to a read-only page. */
+	env_wreg(e, WEFT_REG_FAULT_ACK, 7);
+	env_reset_queue(e, 2);
+	{
+		uint32_t *b;
+		uint64_t bva = env_buf(e, 4096, WEFT_PTE_VALID, (void **)&b);
+
+		b[0] = WEFT_CMD_HEADER(WEFT_CMD_WRITE_DATA, 5);
+		b[1] = (uint32_t)ro_va;
+		b[2] = (uint32_t)(ro_va >> 32);
+		env_submit_batch(e, 2, bva, 20, 1);
+		CHECK_EQ(env_qreg(e, 2, WEFT_Q_ERROR_CODE), WEFT_QERR_MMU_FAULT);
+		CHECK_EQ(fault_addr(e), ro_va);
+	}
+	/* Other queues keep working. */
+	d.code_va = ld_code;
+	*args = ro_va + 8;
+	CHECK_EQ(env_dispatch(e, 0, &d), 0);
+}
+
+static void t_bad_instruction(void)
+{
+	struct env *e = fresh(0);
+	uint64_t *args, args_va = env_buf(e, 4096, WEFT_PTE_VALID, (void **)&args);
+	static const char *bad[] = {
+		".dword 0\n",				/* opcode 0: zeroed memory */
+		".dword 0x1ff\n",			/* undefined opcode */
+		".dword 0x4001\n",			/* end with the literal bit */
+		".dword 0x8001\n",			/* end with the reserved bit */
+		".dword 0x10001\n",			/* end with a d field */
+		".dword 0x00000000030b0e20\n",		/* add.u64 with odd registers */
+		".dword 0x0000000000000e03\n",		/* s2r.u64 unknown sreg? (mod 0 ok) */
+		".dword 0x7ff0000000000a03\n",		/* s2r.u32 sreg 0x7ff */
+		".dword 0x01e0000000000a03\n",		/* s2r.u32 sr.args (64-bit only) */
+		".dword 0x0000000000001620\n",		/* add.f32 */
+		".dword 0x0000000000000020\n",		/* add without a type */
+		".dword 0x0000000000000b00\n",		/* ld.global without offset flag */
+	};
+
+	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char src[128];
+		uint64_t code;
+		struct env_dispatch d;
+		uint32_t err;
+
+		snprintf(src, sizeof(src), "mov.u32 r1, 1\n%send\n", bad[i]);
+		code = env_code(e, src);
+		d = (struct env_dispatch){ code, args_va, 16, { 20, 1, 1 }, { 10, 1, 1 } };
+		err = env_dispatch(e, 3, &d);
+		if (i == 6) {	/* s2r.u64 r0, sr.lane_id is valid */
+			CHECK_EQ(err, 0);
+			continue;
+		}
+		CHECK(err == WEFT_QERR_BAD_INSTRUCTION, "%s: error %u", bad[i], err);
+		CHECK_EQ(env_qreg(e, 3, WEFT_Q_ERROR_ADDR_LO) |
+			 (uint64_t)env_qreg(e, 3, WEFT_Q_ERROR_ADDR_HI) << 32, code + 8);
+		env_reset_queue(e, 3);
+	}
+}
+
+static void t_watchdog(void)
+{
+	struct env *e = fresh(5000);
+	uint64_t code = env_code(e, "mov.u32 r0, 1\nmov.u32 r0, 2\nmov.u32 r0, 3\nend\n");
+	struct env_dispatch d = { code, 0, 8, { 1000, 1, 1 }, { 8, 1, 1 } };
+
+	/* 125 sub-groups x 4 instructions: within budget. */
+	CHECK_EQ(env_dispatch(e, 0, &d), 0);
+	/* 100000 / 8 x 4 = 50000 sub-group instructions: over budget. */
+	d.gsize[0] = 100000;
+	CHECK_EQ(env_dispatch(e, 0, &d), WEFT_QERR_WATCHDOG);
+	env_reset_queue(e, 0);
+	d.gsize[0] = 16;
+	CHECK_EQ(env_dispatch(e, 0, &d), 0);
+	/* A huge grid: the watchdog ends it too. */
+	d.gsize[0] = d.gsize[1] = d.gsize[2] = 0xffffffff;
+	d.lsize[0] = 1;
+	CHECK_EQ(env_dispatch(e, 0, &d), WEFT_QERR_WATCHDOG);
+}
+
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+static uint64_t rnd(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+static void t_fuzz(void)
+{
+	struct env *e = fresh(20000);
+	uint32_t *b;
+	uint64_t bva = env_buf(e, 4096, WEFT_PTE_VALID, (void **)&b);
+	uint64_t *code;
+	uint64_t cva = env_buf(e, 4096, WEFT_PTE_VALID | WEFT_PTE_EXEC, (void **)&code);
+	uint64_t *args, args_va = env_buf(e, 4096, WEFT_PTE_VALID | WEFT_PTE_WRITE, (void **)&args);
+
+	/* Random batches: the model must survive and end idle or in error. */
+	for (int iter = 0; iter < 300; iter++) {
+		for (int i = 0; i < 1024; i++) {
+			uint32_t v = (uint32_t)rnd();
+
+			if (i % 7 == 0)
+				v = (v & 0x0300000f) | (rnd() % 3 == 0 ? 0x02000010 : 0);
+			b[i] = v;
+		}
+		if (iter % 2) {	/* a valid dispatch header with random payload pointing at code */
+			b[0] = WEFT_CMD_HEADER(WEFT_CMD_DISPATCH, 16);
+			b[1] = (uint32_t)cva;
+			b[2] = (uint32_t)(cva >> 32);
+			b[3] = (uint32_t)args_va;
+			b[4] = (uint32_t)(args_va >> 32);
+			b[5] = 8 << (rnd() % 3);
+			for (int i = 6; i < 12; i++)
+				b[i] = 1 + rnd() % 40;
+			b[15] = 0;
+			for (int i = 0; i < 512; i++) {
+				uint64_t w = rnd();
+
+				/* Bias toward defined opcodes with small types. */
+				w = (w & ~0x1ffull) | (rnd() % 0x50);
+				if (rnd() % 2)
+					w &= 0xffffffff0000ffffull | (w & 0x0f0f0000);
+				code[i] = w;
+			}
+			for (int i = 0; i < 512; i++)
+				args[i] = rnd() % 2 ? args_va + (rnd() % 4096) : rnd();
+		}
+		env_submit_batch(e, iter % 4, bva, 4096, iter + 1);
+		if (env_qreg(e, iter % 4, WEFT_Q_STATUS) == WEFT_Q_STATUS_ERROR) {
+			env_wreg(e, WEFT_REG_FAULT_ACK, env_reg(e, WEFT_REG_FAULT_SEQ));
+			env_reset_queue(e, iter % 4);
+		}
+	}
+	/* Still alive and serving. */
+	{
+		uint64_t c = env_code(e, "end\n");
+		struct env_dispatch d = { c, 0, 8, { 8, 1, 1 }, { 8, 1, 1 } };
+
+		for (unsigned q = 0; q < 4; q++)
+			CHECK_EQ(env_dispatch(e, q, &d), 0);
+	}
+}
+
+static void t_disable_and_stop_during_work(void)
+{
+	struct env *e = fresh(0);
+	uint32_t fence[] = { WEFT_CMD_HEADER(WEFT_CMD_FENCE, 6), (uint32_t)e->fence_gpa, 0, 9, 0, 0 };
+
+	env_wqreg(e, 0, WEFT_Q_ENABLE, 0);
+	env_ring_emit(e, 0, fence, 6);
+	env_kick(e, 0);
+	CHECK_EQ(env_fence(e), 0);
+	env_wqreg(e, 0, WEFT_Q_ENABLE, 1);
+	env_kick(e, 0);
+	CHECK_EQ(env_fence(e), 9);
+}
+
+int main(void)
+{
+	h_run("model: identification block", t_identification);
+	h_run("model: handshake, stop, no irq before running", t_handshake);
+	h_run("cs: ring NOP, FENCE, IRQ, wrap-around", t_fence_nop_irq);
+	h_run("cs: batch NOP, WRITE_DATA, END, implicit end", t_batch_write_data);
+	h_run("cs: privileged command in batch", t_privileged_in_batch);
+	h_run("cs: bad batch commands (unknown, length, reserved, overrun)", t_bad_commands);
+	h_run("cs: bad ring commands", t_bad_ring_commands);
+	h_run("cs: partially published command waits", t_partial_command_waits);
+	h_run("cs: queue enable", t_disable_and_stop_during_work);
+	h_run("cs: error isolation and queue reset", t_reset_and_isolation);
+	h_run("exec: IGT dispatch kernel, SIMD 8/16/32, partial groups", t_dispatch_kernel);
+	h_run("exec: 3D dispatch, special registers, global offset", t_dispatch_3d);
+	h_run("exec: bad dispatch parameters", t_bad_dispatch);
+	h_run("exec: undefined instructions", t_bad_instruction);
+	h_run("exec: watchdog", t_watchdog);
+	h_run("mmu: faults, fault block, FAULT_ACK", t_mmu_faults);
+	h_run("robustness: random batches and code", t_fuzz);
+	if (E)
+		env_destroy(E);
+	return h_summary();
+}
