@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <xf86drm.h>
 
 #include "igt_core.h"
 
