@@ -291,20 +291,23 @@ igt_main
 	igt_subtest("bind-partial-failure") {
 		struct drm_weft_vm_bind_op ops[] = {
 			map_op(bo->handle, 0, va, PAGE),
-			map_op(bo->handle, 0, va + PAGE, 3), /* unaligned */
+			map_op(bo->handle, 0, va + PAGE, PAGE),
+			map_op(bo->handle, 0, va, PAGE),	/* overlaps */
+			map_op(bo->handle, 0, va + 2 * PAGE, PAGE),
 		};
 		struct drm_weft_vm_bind bind = {
 			.vm_id = vm,
 			.ops = DRM_WEFT_OBJ_ARRAY(ARRAY_SIZE(ops), ops),
 		};
 
-		do_ioctl_err(fd, DRM_IOCTL_WEFT_VM_BIND, &bind, EINVAL);
-		/* The first map is in place: mapping over it is refused. */
+		do_ioctl_err(fd, DRM_IOCTL_WEFT_VM_BIND, &bind, EBUSY);
+		/* The first two maps are in place: mapping over is refused. */
 		bind_op_err(fd, vm, map_op(bo->handle, 0, va, PAGE), EBUSY);
-		weft_vm_bind_unmap(fd, vm, va, PAGE);
-		/* And the second was not applied. */
-		weft_vm_bind_map(fd, vm, bo->handle, 0, va + PAGE, PAGE, 0);
-		weft_vm_bind_unmap(fd, vm, va + PAGE, PAGE);
+		bind_op_err(fd, vm, map_op(bo->handle, 0, va + PAGE, PAGE),
+			    EBUSY);
+		/* The last one was not applied. */
+		weft_vm_bind_map(fd, vm, bo->handle, 0, va + 2 * PAGE, PAGE, 0);
+		weft_vm_bind_unmap(fd, vm, va, 3 * PAGE);
 	}
 
 	igt_describe("Check that unmapping a range where nothing is mapped "
