@@ -7,7 +7,8 @@
  * Error codes this test expects (weft.ko must match):
  *  - unknown query type:             -EINVAL
  *  - result pointer not writable:    -EFAULT
- * The query struct has no pad field. A size of 0 with a pointer copies
+ * The query struct has no pad field. simd_widths is checked as 0x38 (bit n
+ * means width 1 << n), as the uAPI header now says; 0x118 was a typo. A size of 0 with a pointer copies
  * nothing and still writes back the kernel's size.
  */
 #include "igt.h"
@@ -46,7 +47,8 @@ static void check_device_info(int fd)
 
 	igt_assert_eq_u32(info.signature, WEFT_SIGNATURE_WEFT);
 	igt_assert_eq_u32(info.hw_version >> 16, 1);
-	igt_assert_eq_u32(info.simd_widths, 0x118);
+	/* Bit n means SIMD width 1 << n: 8, 16 and 32 give 0x38. */
+	igt_assert_eq_u32(info.simd_widths, 8 | 16 | 32);
 	igt_assert_lte_u32(32, info.max_wg_size);
 	igt_assert_lte_u32(info.max_wg_size, 65536);
 	igt_assert_lt_u32(0, info.slm_size);
