@@ -1,0 +1,410 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Every integer ALU instruction, conversion, load and store on every type
+ * and SIMD width, run on the model and checked against a C reference
+ * written independently of the ISA table.  Edge values: 0, +-1, INT_MIN,
+ * INT_MAX, all ones, shift counts at and beyond the width.  Global sizes
+ * are not multiples of the local size, which is not a multiple of the SIMD
+ * width, so partial groups and sub-groups run too; slots past the end must
+ * stay untouched.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "modelenv.h"
+
+static struct env *E;
+static uint64_t args_va, in_va[3], out_va;
+static uint64_t *args, *in[3], *out;
+
+#define NV 16
+static const uint64_t edge[NV] = {
+	0, 1, 2, 0xffffffffffffffffull, 0x7fffffff, 0x80000000, 0xffffffff, 31, 32, 33,
+	63, 64, 65, 0x7fffffffffffffffull, 0x8000000000000000ull, 0x123456789abcdef1ull,
+};
+#define N (NV * NV + 7)		/* pairs of edge values plus a few random */
+
+static const char *types[] = { "u32", "s32", "u64", "s64" };
+
+static uint64_t sx(uint64_t v, unsigned bits)
+{
+	if (bits >= 64)
+		return v;
+	v &= (1ull << bits) - 1;
+	return (v >> (bits - 1)) & 1 ? v | ~((1ull << bits) - 1) : v;
+}
+
+static uint64_t zx(uint64_t v, unsigned bits)
+{
+	return bits >= 64 ? v : v & ((1ull << bits) - 1);
+}
+
+/* Reference semantics. @s: signed type; values are truncated to @w bits. */
+static uint64_t ref(const char *op, unsigned w, int s, uint64_t a, uint64_t b, uint64_t c)
+{
+	uint64_t m = w == 64 ? ~0ull : (1ull << w) - 1;
+	int64_t sa = (int64_t)sx(a, w), sb = (int64_t)sx(b, w);
+	uint64_t ua = a & m, ub = b & m, cnt = b & (w - 1);
+	uint64_t smin = 1ull << (w - 1);
+
+	if (!strcmp(op, "mov")) return ub;
+	if (!strcmp(op, "add")) return (ua + ub) & m;
+	if (!strcmp(op, "sub")) return (ua - ub) & m;
+	if (!strcmp(op, "mul")) return (ua * ub) & m;
+	if (!strcmp(op, "mad")) return (ua * ub + c) & m;
+	if (!strcmp(op, "mul_hi")) {
+		if (w == 32)
+			return (s ? (uint64_t)((sa * sb) >> 32) : (ua * ub) >> 32) & m;
+		return s ? (uint64_t)(((__int128)sa * sb) >> 64) : (uint64_t)(((unsigned __int128)ua * ub) >> 64);
+	}
+	if (!strcmp(op, "div")) {
+		if (!ub) return m;
+		if (s) return (ua == smin && ub == m) ? smin : (uint64_t)(sa / sb) & m;
+		return ua / ub;
+	}
+	if (!strcmp(op, "rem")) {
+		if (!ub) return ua;
+		if (s) return (ua == smin && ub == m) ? 0 : (uint64_t)(sa % sb) & m;
+		return ua % ub;
+	}
+	if (!strcmp(op, "and")) return ua & ub;
+	if (!strcmp(op, "or")) return ua | ub;
+	if (!strcmp(op, "xor")) return ua ^ ub;
+	if (!strcmp(op, "not")) return ~ua & m;
+	if (!strcmp(op, "neg")) return (0 - ua) & m;
+	if (!strcmp(op, "abs")) return s && sa < 0 ? (0 - ua) & m : ua;
+	if (!strcmp(op, "shl")) return (ua << cnt) & m;
+	if (!strcmp(op, "shr")) return ua >> cnt;
+	if (!strcmp(op, "sar")) return (uint64_t)(sa >> cnt) & m;
+	if (!strcmp(op, "popc")) return __builtin_popcountll(ua);
+	if (!strcmp(op, "clz")) return ua ? (uint64_t)__builtin_clzll(ua) - (64 - w) : w;
+	if (!strcmp(op, "ctz")) return ua ? (uint64_t)__builtin_ctzll(ua) : w;
+	if (!strcmp(op, "min")) return s ? (sa < sb ? ua : ub) : (ua < ub ? ua : ub);
+	if (!strcmp(op, "max")) return s ? (sa > sb ? ua : ub) : (ua > ub ? ua : ub);
+	if (!strcmp(op, "set.eq")) return ua == ub ? 0xffffffff : 0;
+	if (!strcmp(op, "set.ne")) return ua != ub ? 0xffffffff : 0;
+	if (!strcmp(op, "set.lt")) return (s ? sa < sb : ua < ub) ? 0xffffffff : 0;
+	if (!strcmp(op, "set.le")) return (s ? sa <= sb : ua <= ub) ? 0xffffffff : 0;
+	if (!strcmp(op, "set.gt")) return (s ? sa > sb : ua > ub) ? 0xffffffff : 0;
+	if (!strcmp(op, "set.ge")) return (s ? sa >= sb : ua >= ub) ? 0xffffffff : 0;
+	if (!strcmp(op, "sel")) return (c & 0xffffffff) ? ua : ub;
+	abort();
+}
+
+struct opdesc {
+	const char *name;
+	int nsrc;		/* 1: a (or b for mov), 2: a, b|imm, 3: a, b, c */
+	int shift;		/* b is a u32 shift count */
+	int cmp;		/* result is u32 */
+};
+
+static const struct opdesc ops[] = {
+	{ "mov", 1 }, { "add", 2 }, { "sub", 2 }, { "mul", 2 }, { "mul_hi", 2 }, { "div", 2 },
+	{ "rem", 2 }, { "mad", 3 }, { "and", 2 }, { "or", 2 }, { "xor", 2 }, { "not", 1 },
+	{ "neg", 1 }, { "abs", 1 }, { "shl", 2, 1 }, { "shr", 2, 1 }, { "sar", 2, 1 },
+	{ "popc", 1 }, { "clz", 1 }, { "ctz", 1 }, { "min", 2 }, { "max", 2 },
+	{ "set.eq", 2, 0, 1 }, { "set.ne", 2, 0, 1 }, { "set.lt", 2, 0, 1 },
+	{ "set.le", 2, 0, 1 }, { "set.gt", 2, 0, 1 }, { "set.ge", 2, 0, 1 }, { "sel", 3 },
+};
+
+/* Builds the kernel: loads a, b, c (8-byte slots) for global_id.x, OP, store. */
+static uint64_t build(const struct opdesc *o, const char *t, int imm, long long immv)
+{
+	char src[2048], opline[128];
+	int w64 = t[1] == '6';
+	const char *ld = w64 ? "u64" : "u32";
+	const char *st = (w64 && !o->cmp) ? "u64" : "u32";
+
+	if (!strcmp(o->name, "mov"))
+		snprintf(opline, sizeof(opline), imm ? "mov.%s r24, %lld" : "mov.%s r24, r22", t, immv);
+	else if (o->nsrc == 1)
+		snprintf(opline, sizeof(opline), "%s.%s r24, r20", o->name, t);
+	else if (o->nsrc == 3)
+		snprintf(opline, sizeof(opline), "%s.%s r24, r20, r22, r26", o->name, t);
+	else if (imm)
+		snprintf(opline, sizeof(opline), "%s.%s r24, r20, %lld", o->name, t, immv);
+	else
+		snprintf(opline, sizeof(opline), "%s.%s r24, r20, r22", o->name, t);
+	snprintf(src, sizeof(src),
+		 "\ts2r.u64 r0, sr.args\n"
+		 "\tld.global.u64 r2, [r0+0]\n"
+		 "\tld.global.u64 r4, [r0+8]\n"
+		 "\tld.global.u64 r6, [r0+16]\n"
+		 "\tld.global.u64 r8, [r0+24]\n"
+		 "\ts2r.u64 r10, sr.global_id.x\n"
+		 "\tshl.u64 r10, r10, 3\n"
+		 "\tadd.u64 r12, r2, r10\n"
+		 "\tadd.u64 r14, r4, r10\n"
+		 "\tadd.u64 r16, r6, r10\n"
+		 "\tadd.u64 r18, r8, r10\n"
+		 "\tld.global.%s r20, [r12+0]\n"
+		 "\tld.global.%s r22, [r14+0]\n"
+		 "\tld.global.%s r26, [r18+0]\n"
+		 "\tmov.u64 r24, 0\n"
+		 "\t%s\n"
+		 "\tst.global.%s [r16+0], r24\n"
+		 "\tend\n", ld, o->shift ? "u32" : ld, o->cmp || !strcmp(o->name, "sel") ? "u32" : ld,
+		 opline, st);
+	return env_code(E, src);
+}
+
+static void fill_inputs(void)
+{
+	uint64_t r = 0x243f6a8885a308d3ull;
+
+	for (int i = 0; i < N; i++) {
+		if (i < NV * NV) {
+			in[0][i] = edge[i / NV];
+			in[1][i] = edge[i % NV];
+		} else {
+			r = r * 6364136223846793005ull + 1442695040888963407ull;
+			in[0][i] = r;
+			r = r * 6364136223846793005ull + 1442695040888963407ull;
+			in[1][i] = r;
+		}
+		in[2][i] = (i % 3) ? edge[(i * 7) % NV] : 0;
+	}
+}
+
+static int run_one(const struct opdesc *o, const char *t, int imm, long long immv,
+		   unsigned simd, unsigned local)
+{
+	unsigned w = t[1] == '6' ? 64 : 32;
+	int s = t[0] == 's';
+	uint64_t code = build(o, t, imm, immv);
+	struct env_dispatch d = { code, args_va, simd, { N, 1, 1 }, { local, 1, 1 } };
+	uint32_t err;
+
+	if (!code)
+		return -1;
+	memset(out, 0xa5, (N + 16) * 8);
+	err = env_dispatch(E, 0, &d);
+	if (err) {
+		CHECK(0, "%s.%s simd %u: queue error %u", o->name, t, simd, err);
+		env_reset_queue(E, 0);
+		return -1;
+	}
+	for (int i = 0; i < N; i++) {
+		uint64_t a = in[0][i], b = in[1][i], c = in[2][i], want, got;
+		unsigned ow = o->cmp ? 32 : w;
+
+		if (imm)	/* the immediate, extended by the operand's type */
+			b = o->shift ? (uint32_t)immv : s ? sx((uint64_t)immv, 32) : zx((uint64_t)immv, 32);
+		if (o->shift)
+			b &= 0xffffffff;
+		want = ref(o->name, w, s, a, b, c);
+		/* A 32-bit store leaves the upper half of the slot untouched. */
+		got = ow == 64 ? out[i] : out[i] & 0xffffffff;
+		want = ow == 64 ? want : want & 0xffffffff;
+		if (got != want) {
+			CHECK(0, "%s.%s%s simd %u item %d: a=0x%llx b=0x%llx c=0x%llx got 0x%llx want 0x%llx",
+			      o->name, t, imm ? " imm" : "", simd, i, (unsigned long long)a,
+			      (unsigned long long)b, (unsigned long long)c, (unsigned long long)got,
+			      (unsigned long long)want);
+			return -1;
+		}
+	}
+	for (int i = N; i < N + 16; i++)
+		CHECK(out[i] == 0xa5a5a5a5a5a5a5a5ull, "%s.%s: store past the end", o->name, t);
+	return 0;
+}
+
+static const struct opdesc *cur_op;
+
+static void t_op(void)
+{
+	static const long long imms[] = { 0, 1, -1, 31, 32, 33, 63, 64, 0x7fffffff, -0x80000000ll,
+					   0xffffffffll };
+	static const unsigned simds[] = { 8, 16, 32 }, locals[] = { 13, 64, 100 };
+
+	for (int ti = 0; ti < 4; ti++) {
+		for (int si = 0; si < 3; si++)
+			if (run_one(cur_op, types[ti], 0, 0, simds[si], locals[si]))
+				break;
+		if (cur_op->nsrc == 2 || !strcmp(cur_op->name, "mov"))
+			for (unsigned k = 0; k < sizeof(imms) / sizeof(imms[0]); k++)
+				if (run_one(cur_op, types[ti], 1, imms[k], 16, 48))
+					break;
+	}
+}
+
+static const char *itypes[] = { "u8", "s8", "u16", "s16", "u32", "s32", "u64", "s64" };
+static const unsigned ibits[] = { 8, 8, 16, 16, 32, 32, 64, 64 };
+
+static void t_cvt(void)
+{
+	for (int dt = 0; dt < 8; dt++)
+	for (int st = 0; st < 8; st++) {
+		char src[1024];
+		uint64_t code;
+		unsigned simd = 8 << ((dt + st) % 3);
+		struct env_dispatch d;
+
+		snprintf(src, sizeof(src),
+			 "\ts2r.u64 r0, sr.args\n"
+			 "\tld.global.u64 r2, [r0+0]\n"
+			 "\tld.global.u64 r6, [r0+16]\n"
+			 "\ts2r.u32 r10, sr.global_id.x\n"
+			 "\tcvt.u64.u32 r10, r10\n"
+			 "\tshl.u64 r10, r10, 3\n"
+			 "\tadd.u64 r12, r2, r10\n"
+			 "\tadd.u64 r16, r6, r10\n"
+			 "\tld.global.u64 r20, [r12+0]\n"
+			 "\tmov.u64 r24, 0\n"
+			 "\tcvt.%s.%s r24, r20\n"
+			 "\tst.global.u64 [r16+0], r24\n"
+			 "\tend\n", itypes[dt], itypes[st]);
+		code = env_code(E, src);
+		d = (struct env_dispatch){ code, args_va, simd, { N, 1, 1 }, { 37, 1, 1 } };
+		CHECK_EQ(env_dispatch(E, 0, &d), 0);
+		for (int i = 0; i < N; i++) {
+			uint64_t a = in[0][i];
+			uint64_t v = itypes[st][0] == 's' ? sx(a, ibits[st]) : zx(a, ibits[st]);
+			uint64_t want;
+
+			if (ibits[dt] == 64)
+				want = v;
+			else if (ibits[dt] == 32)
+				want = zx(v, 32);
+			else
+				want = zx(itypes[dt][0] == 's' ? sx(v, ibits[dt]) : zx(v, ibits[dt]), 32);
+			if (out[i] != want) {
+				CHECK(0, "cvt.%s.%s 0x%llx: got 0x%llx want 0x%llx", itypes[dt], itypes[st],
+				      (unsigned long long)a, (unsigned long long)out[i],
+				      (unsigned long long)want);
+				break;
+			}
+		}
+	}
+}
+
+static void t_ld_st(void)
+{
+	/* Every width, signed loads, unaligned and page-crossing addresses, negative offsets. */
+	static const char *lt[] = { "u8", "s8", "u16", "s16", "u32", "s32", "u64", "s64" };
+	uint8_t *buf;
+	uint64_t buf_va = env_buf(E, 3 * 4096, WEFT_PTE_VALID | WEFT_PTE_WRITE, (void **)&buf);
+
+	for (int k = 0; k < 8; k++) {
+		char src[1024];
+		unsigned sz = ibits[k] / 8;
+		struct env_dispatch d;
+		uint64_t code;
+
+		for (int i = 0; i < 3 * 4096; i++)
+			buf[i] = (uint8_t)(i * 37 + 11);
+		/* item i loads at base + 4093 - 64 + i*3 + 64 - 8 (the +imm is negative) */
+		snprintf(src, sizeof(src),
+			 "\ts2r.u64 r0, sr.args\n"
+			 "\tld.global.u64 r2, [r0+32]\n"
+			 "\ts2r.u32 r10, sr.global_id.x\n"
+			 "\tmul.u32 r10, r10, 3\n"
+			 "\tcvt.u64.u32 r10, r10\n"
+			 "\tadd.u64 r12, r2, r10\n"
+			 "\tld.global.%s r20, [r12-8]\n"
+			 "\tst.global.%s [r12+4088], r20\n"
+			 "\tend\n", lt[k], lt[k]);
+		code = env_code(E, src);
+		args[4] = buf_va + 4093 - 64 + 8;
+		d = (struct env_dispatch){ code, args_va, 8 << (k % 3), { 40, 1, 1 }, { 40, 1, 1 } };
+		{
+			uint8_t ref[3 * 4096];
+
+			memcpy(ref, buf, sizeof(ref));
+			for (int i = 0; i < 40; i++) {
+				uint64_t src_off = 4093 - 64 + i * 3, dst_off = src_off + 4096;
+
+				/* Work-items run in order within a sub-group lane loop; the
+				 * stores never overlap the loads (4 KiB apart). */
+				memcpy(ref + dst_off, ref + src_off, sz);
+			}
+			CHECK_EQ(env_dispatch(E, 1, &d), 0);
+			for (int i = 0; i < 3 * 4096; i++)
+				if (buf[i] != ref[i]) {
+					CHECK(0, "%s: byte %d got 0x%x want 0x%x", lt[k], i, buf[i], ref[i]);
+					break;
+				}
+		}
+		/* Loaded values are zero- or sign-extended by type. */
+		snprintf(src, sizeof(src),
+			 "\ts2r.u64 r0, sr.args\n"
+			 "\tld.global.u64 r2, [r0+32]\n"
+			 "\tld.global.u64 r6, [r0+16]\n"
+			 "\tmov.u32 r21, 0x55555555\n"
+			 "\tld.global.%s r20, [r2+0]\n"
+			 "\tst.global.u64 [r6+0], r20\n"
+			 "\tend\n", lt[k]);
+		code = env_code(E, src);
+		memset(buf, 0x80, 16);
+		args[4] = buf_va;
+		d = (struct env_dispatch){ code, args_va, 8, { 1, 1, 1 }, { 1, 1, 1 } };
+		CHECK_EQ(env_dispatch(E, 1, &d), 0);
+		{
+			uint64_t raw = 0x8080808080808080ull, want;
+
+			if (ibits[k] == 64)
+				want = raw;
+			else
+				want = 0x5555555500000000ull |
+				       zx(lt[k][0] == 's' ? sx(raw, ibits[k]) : zx(raw, ibits[k]), 32);
+			CHECK(out[0] == want, "ld.global.%s extension: got 0x%llx want 0x%llx", lt[k],
+			      (unsigned long long)out[0], (unsigned long long)want);
+		}
+	}
+}
+
+static void t_inactive_lanes(void)
+{
+	/* A store to an unmapped address from lanes that do not exist is never made. */
+	uint64_t code = env_code(E,
+		"\ts2r.u64 r0, sr.args\n"
+		"\tld.global.u64 r2, [r0+16]\n"
+		"\ts2r.u32 r4, sr.local_linear_id\n"
+		"\tcvt.u64.u32 r6, r4\n"
+		"\tshl.u64 r6, r6, 3\n"
+		"\tadd.u64 r6, r2, r6\n"
+		"\tst.global.u32 [r6+0], r4\n"
+		"\tend\n");
+	uint64_t *small;
+	uint64_t small_va = env_buf(E, 4096, WEFT_PTE_VALID | WEFT_PTE_WRITE, (void **)&small);
+	/* 5 items in a page of 512 slots: the last slot is at the end of the mapping. */
+	uint64_t save = args[2];
+	struct env_dispatch d = { code, args_va, 32, { 5, 1, 1 }, { 5, 1, 1 } };
+
+	args[2] = small_va + 4096 - 5 * 8;
+	CHECK_EQ(env_dispatch(E, 2, &d), 0);
+	for (int i = 0; i < 5; i++)
+		CHECK_EQ(small[512 - 5 + i] & 0xffffffff, i);
+	args[2] = save;
+}
+
+int main(void)
+{
+	char name[64];
+
+	E = env_create(0, 0);
+	if (env_ready(E) != WEFT_DEVICE_RUNNING)
+		return 1;
+	args_va = env_buf(E, 4096, WEFT_PTE_VALID, (void **)&args);
+	for (int i = 0; i < 3; i++)
+		in_va[i] = env_buf(E, N * 8, WEFT_PTE_VALID, (void **)&in[i]);
+	out_va = env_buf(E, (N + 16) * 8, WEFT_PTE_VALID | WEFT_PTE_WRITE, (void **)&out);
+	args[0] = in_va[0];
+	args[1] = in_va[1];
+	args[2] = out_va;
+	args[3] = in_va[2];
+	fill_inputs();
+	for (unsigned i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+		cur_op = &ops[i];
+		snprintf(name, sizeof(name), "alu: %s.{u32,s32,u64,s64} simd 8/16/32%s", ops[i].name,
+			 ops[i].nsrc == 2 || i == 0 ? " reg+imm" : "");
+		h_run(name, t_op);
+	}
+	h_run("alu: cvt, all 64 integer type pairs", t_cvt);
+	h_run("mem: ld/st.global every type, unaligned, page-crossing, negative offsets", t_ld_st);
+	h_run("exec: inactive lanes of a partial sub-group do not store", t_inactive_lanes);
+	env_destroy(E);
+	return h_summary();
+}
