@@ -1,0 +1,91 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Runs every host test of hw/ (called by `make -C hw check`); prints the
+# output of each and a final "N passed, M failed" over all of them.
+# Environment: BUILD (build dir), SRC (hw/), TOP (repository), PYTHON.
+set -u
+: "${PYTHON:=python3}"
+passed=0
+failed=0
+tmp=$(mktemp -d /tmp/weft-hw-check.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+
+# A binary test prints "N passed, M failed" last; add its counts.
+run() {
+	"$@" >"$tmp/out" 2>&1
+	rc=$?
+	cat "$tmp/out"
+	last=$(tail -n 1 "$tmp/out")
+	p=$(echo "$last" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p')
+	f=$(echo "$last" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p')
+	if [ -z "$p" ]; then
+		echo "FAIL $* (crashed or no summary, exit $rc)"
+		failed=$((failed + 1))
+		return
+	fi
+	passed=$((passed + p))
+	failed=$((failed + f))
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		echo "FAIL $* (exit $rc)"
+		failed=$((failed + 1))
+	fi
+}
+
+# A shell check: one line, ok or FAIL.
+check() {
+	name=$1
+	shift
+	if "$@" >"$tmp/log" 2>&1; then
+		echo "ok   $name"
+		passed=$((passed + 1))
+	else
+		echo "FAIL $name"
+		sed 's/^/    /' "$tmp/log" | head -20
+		failed=$((failed + 1))
+	fi
+}
+
+run "$BUILD/tests/test_isa" "$SRC/tests/golden"
+run "$BUILD/tests/test_alu"
+run "$BUILD/tests/test_model"
+run "$BUILD/tests/test_server" "$BUILD/weft-model-server"
+
+check "docs: Documentation/gpu/weft/isa.rst is up to date with the ISA table" \
+	"$PYTHON" "$SRC/isa/weft_isa_gen.py" --check-rst "$TOP/Documentation/gpu/weft/isa.rst"
+
+tools_roundtrip() {
+	for s in "$SRC"/tests/golden/*.s; do
+		n=$(basename "$s" .s)
+		"$BUILD/weft-asm" "$s" -o "$tmp/$n.bin" || return 1
+		od -An -tx8 -w8 -v "$tmp/$n.bin" | tr -d ' ' | cmp - "$SRC/tests/golden/$n.hex" || return 1
+		"$BUILD/weft-dis" "$tmp/$n.bin" >"$tmp/$n.dis" || return 1
+		"$BUILD/weft-asm" "$tmp/$n.dis" -o "$tmp/$n.bin2" || return 1
+		cmp "$tmp/$n.bin" "$tmp/$n.bin2" || return 1
+	done
+}
+check "tools: weft-asm/weft-dis on the golden corpus (text -> bytes -> text -> bytes)" tools_roundtrip
+
+c_array() {
+	"$BUILD/weft-asm" --c-array weft_kernel "$SRC/tests/golden/igt_dispatch.s" -o "$tmp/k.h" &&
+	printf '#include <stddef.h>\n#include "k.h"\nint main(void) { return !(weft_kernel_size == 14 * 8 && weft_kernel[0] == 0x%s); }\n' \
+		"$(head -n 1 "$SRC/tests/golden/igt_dispatch.hex" | cut -c9-16)" >"$tmp/k.c" &&
+	${CC:-cc} -std=c11 -Wall -Wextra -Werror -I"$tmp" "$tmp/k.c" -o "$tmp/k" && "$tmp/k"
+}
+check "tools: weft-asm --c-array header compiles and holds the words" c_array
+
+asm_error() {
+	printf 'end\n\tadd.u64 r1, r2, r3\n' >"$tmp/bad.s"
+	if "$BUILD/weft-asm" "$tmp/bad.s" -o "$tmp/bad.bin" 2>"$tmp/err"; then return 1; fi
+	grep -q "bad.s:2: 'r1': a 64-bit operand needs an even register pair" "$tmp/err"
+}
+check "tools: weft-asm errors name file:line and exit nonzero" asm_error
+
+dis_bad() {
+	printf '\001\001\000\000\000\000\000\000' >"$tmp/bad.bin"
+	if "$BUILD/weft-dis" "$tmp/bad.bin" >"$tmp/out"; then return 1; fi
+	grep -q '.dword 0x0000000000000101' "$tmp/out"
+}
+check "tools: weft-dis prints undecodable words as .dword and exits nonzero" dis_bad
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
