@@ -58,7 +58,9 @@ tools_roundtrip() {
 		n=$(basename "$s" .s)
 		"$BUILD/weft-asm" "$s" -o "$tmp/$n.bin" || return 1
 		od -An -tx8 -w8 -v "$tmp/$n.bin" | tr -d ' ' | cmp - "$SRC/tests/golden/$n.hex" || return 1
-		"$BUILD/weft-dis" "$tmp/$n.bin" >"$tmp/$n.dis" || return 1
+		# (exit status 1 when the corpus holds deliberate .dword words)
+		"$BUILD/weft-dis" "$tmp/$n.bin" >"$tmp/$n.dis"
+		[ -s "$tmp/$n.dis" ] || return 1
 		"$BUILD/weft-asm" "$tmp/$n.dis" -o "$tmp/$n.bin2" || return 1
 		cmp "$tmp/$n.bin" "$tmp/$n.bin2" || return 1
 	done
