@@ -151,9 +151,9 @@ void env_kick(struct env *e, unsigned q)
 void env_submit_batch(struct env *e, unsigned q, uint64_t batch_va, uint32_t bytes, uint64_t fence)
 {
 	uint32_t cmds[] = {
-		WEFT_CMD_HEADER(WEFT_CMD_SET_VM, 4), (uint32_t)e->root, (uint32_t)(e->root >> 32), 7,
-		WEFT_CMD_HEADER(WEFT_CMD_BATCH, 4), (uint32_t)batch_va, (uint32_t)(batch_va >> 32), bytes,
-		WEFT_CMD_HEADER(WEFT_CMD_FENCE, 6), (uint32_t)e->fence_gpa, (uint32_t)(e->fence_gpa >> 32),
+		CMD(WEFT_CMD_SET_VM, 4), (uint32_t)e->root, (uint32_t)(e->root >> 32), 7,
+		CMD(WEFT_CMD_BATCH, 4), (uint32_t)batch_va, (uint32_t)(batch_va >> 32), bytes,
+		CMD(WEFT_CMD_FENCE, 6), (uint32_t)e->fence_gpa, (uint32_t)(e->fence_gpa >> 32),
 		(uint32_t)fence, (uint32_t)(fence >> 32), WEFT_FENCE_FLAG_IRQ,
 	};
 
@@ -189,7 +189,7 @@ uint32_t env_dispatch(struct env *e, unsigned q, const struct env_dispatch *d)
 	uint64_t va = env_buf(e, 4096, WEFT_PTE_VALID, (void **)&b);
 	static uint64_t seq = 1;
 
-	b[0] = WEFT_CMD_HEADER(WEFT_CMD_DISPATCH, WEFT_CMD_DISPATCH_LEN);
+	b[0] = CMD(WEFT_CMD_DISPATCH, WEFT_CMD_DISPATCH_LEN);
 	b[1] = (uint32_t)d->code_va;
 	b[2] = (uint32_t)(d->code_va >> 32);
 	b[3] = (uint32_t)d->args_va;
@@ -201,7 +201,7 @@ uint32_t env_dispatch(struct env *e, unsigned q, const struct env_dispatch *d)
 		b[12 + i] = d->goff[i];
 	}
 	b[15] = d->slm;
-	b[16] = WEFT_CMD_HEADER(WEFT_CMD_END, 1);
+	b[16] = CMD(WEFT_CMD_END, 1);
 	env_submit_batch(e, q, va, 17 * 4, ++seq);
 	if (env_qreg(e, q, WEFT_Q_STATUS) == WEFT_Q_STATUS_ERROR)
 		return env_qreg(e, q, WEFT_Q_ERROR_CODE);

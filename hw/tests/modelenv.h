@@ -14,6 +14,12 @@
 #include "weft_cs_regs.h"
 #include "weft_mmu_regs.h"
 
+/*
+ * WEFT_CMD_HEADER() shifts a plain int: ring opcodes (>= 0x80) overflow it
+ * (undefined behaviour, caught by -fsanitize=undefined).  Tests use this.
+ */
+#define CMD(op, len)	WEFT_CMD_HEADER((uint32_t)(op), (uint32_t)(len))
+
 #define ENV_MEM_SIZE	(64u << 20)
 #define ENV_RING_SIZE	4096
 

@@ -44,7 +44,7 @@ static void t_identification(void)
 static void t_handshake(void)
 {
 	struct env *e = env_create(1, 0);
-	uint32_t fence[] = { WEFT_CMD_HEADER(WEFT_CMD_FENCE, 6), (uint32_t)e->fence_gpa, 0, 5, 0,
+	uint32_t fence[] = { CMD(WEFT_CMD_FENCE, 6), (uint32_t)e->fence_gpa, 0, 5, 0,
 			     WEFT_FENCE_FLAG_IRQ };
 
 	/* Before DRIVER_READY nothing runs and no interrupt is sent. */
@@ -82,9 +82,9 @@ static void t_fence_nop_irq(void)
 {
 	struct env *e = fresh(0);
 	uint32_t cmds[] = {
-		WEFT_CMD_HEADER(WEFT_CMD_NOP, 3), 0xdead, 0xbeef,
-		WEFT_CMD_HEADER(WEFT_CMD_FENCE, 6), (uint32_t)e->fence_gpa, 0, 0x89abcdef, 0x01234567, 0,
-		WEFT_CMD_HEADER(WEFT_CMD_FENCE, 6), (uint32_t)e->fence_gpa + 8, 0, 1, 0, WEFT_FENCE_FLAG_IRQ,
+		CMD(WEFT_CMD_NOP, 3), 0xdead, 0xbeef,
+		CMD(WEFT_CMD_FENCE, 6), (uint32_t)e->fence_gpa, 0, 0x89abcdef, 0x01234567, 0,
+		CMD(WEFT_CMD_FENCE, 6), (uint32_t)e->fence_gpa + 8, 0, 1, 0, WEFT_FENCE_FLAG_IRQ,
 	};
 
 	env_ring_emit(e, 1, cmds, sizeof(cmds) / 4);
@@ -114,21 +114,21 @@ static void t_batch_write_data(void)
 	uint64_t dva = env_buf(e, 4096, WEFT_PTE_VALID | WEFT_PTE_WRITE, (void **)&dst);
 	uint32_t i = 0;
 
-	b[i++] = WEFT_CMD_HEADER(WEFT_CMD_NOP, 2);
+	b[i++] = CMD(WEFT_CMD_NOP, 2);
 	b[i++] = 0;
-	b[i++] = WEFT_CMD_HEADER(WEFT_CMD_WRITE_DATA, 5);
+	b[i++] = CMD(WEFT_CMD_WRITE_DATA, 5);
 	b[i++] = (uint32_t)dva + 8;
 	b[i++] = (uint32_t)(dva >> 32);
 	b[i++] = 0x11223344;
 	b[i++] = 0x55667788;
-	b[i++] = WEFT_CMD_HEADER(WEFT_CMD_END, 1);
-	b[i++] = WEFT_CMD_HEADER(0x7f, 1);	/* after END: never read */
+	b[i++] = CMD(WEFT_CMD_END, 1);
+	b[i++] = CMD(0x7f, 1);	/* after END: never read */
 	env_submit_batch(e, 0, bva, i * 4, 42);
 	CHECK_EQ(dst[1], 0x5566778811223344ull);
 	CHECK_EQ(env_fence(e), 42);
 	CHECK_EQ(env_qreg(e, 0, WEFT_Q_STATUS), WEFT_Q_STATUS_IDLE);
 	/* A batch without END ends at its size. */
-	b[7] = WEFT_CMD_HEADER(WEFT_CMD_NOP, 1);
+	b[7] = CMD(WEFT_CMD_NOP, 1);
 	b[6] = 0x99;
 	env_submit_batch(e, 0, bva, 8 * 4, 43);
 	CHECK_EQ(dst[1], 0x0000009911223344ull);
@@ -156,9 +156,9 @@ static void expect_batch_error(const uint32_t *cmds, unsigned n, unsigned at, ui
 
 static void t_privileged_in_batch(void)
 {
-	uint32_t c[] = { WEFT_CMD_HEADER(WEFT_CMD_NOP, 1), WEFT_CMD_HEADER(WEFT_CMD_FENCE, 6), 0, 0, 0, 0, 0 };
-	uint32_t c2[] = { WEFT_CMD_HEADER(WEFT_CMD_BATCH, 4), 0, 0, 0 };
-	uint32_t c3[] = { WEFT_CMD_HEADER(WEFT_CMD_SET_VM, 4), 0, 0, 0 };
+	uint32_t c[] = { CMD(WEFT_CMD_NOP, 1), CMD(WEFT_CMD_FENCE, 6), 0, 0, 0, 0, 0 };
+	uint32_t c2[] = { CMD(WEFT_CMD_BATCH, 4), 0, 0, 0 };
+	uint32_t c3[] = { CMD(WEFT_CMD_SET_VM, 4), 0, 0, 0 };
 
 	expect_batch_error(c, 7, 1, WEFT_QERR_PRIVILEGED_IN_BATCH);
 	expect_batch_error(c2, 4, 0, WEFT_QERR_PRIVILEGED_IN_BATCH);
@@ -167,13 +167,13 @@ static void t_privileged_in_batch(void)
 
 static void t_bad_commands(void)
 {
-	uint32_t unk[] = { WEFT_CMD_HEADER(WEFT_CMD_NOP, 1), WEFT_CMD_HEADER(0x42, 1) };
-	uint32_t len0[] = { WEFT_CMD_HEADER(WEFT_CMD_NOP, 0) };
-	uint32_t endlen[] = { WEFT_CMD_HEADER(WEFT_CMD_END, 2), 0 };
-	uint32_t wdlen[] = { WEFT_CMD_HEADER(WEFT_CMD_WRITE_DATA, 4), 0, 0, 0 };
-	uint32_t rsvd[] = { WEFT_CMD_HEADER(WEFT_CMD_NOP, 1) | 0x10000 };
-	uint32_t past[] = { WEFT_CMD_HEADER(WEFT_CMD_NOP, 1), WEFT_CMD_HEADER(WEFT_CMD_NOP, 9) };
-	uint32_t dlen[] = { WEFT_CMD_HEADER(WEFT_CMD_DISPATCH, 15), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
+	uint32_t unk[] = { CMD(WEFT_CMD_NOP, 1), CMD(0x42, 1) };
+	uint32_t len0[] = { CMD(WEFT_CMD_NOP, 0) };
+	uint32_t endlen[] = { CMD(WEFT_CMD_END, 2), 0 };
+	uint32_t wdlen[] = { CMD(WEFT_CMD_WRITE_DATA, 4), 0, 0, 0 };
+	uint32_t rsvd[] = { CMD(WEFT_CMD_NOP, 1) | 0x10000 };
+	uint32_t past[] = { CMD(WEFT_CMD_NOP, 1), CMD(WEFT_CMD_NOP, 9) };
+	uint32_t dlen[] = { CMD(WEFT_CMD_DISPATCH, 15), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
 
 	expect_batch_error(unk, 2, 1, WEFT_QERR_BAD_COMMAND);
 	expect_batch_error(len0, 1, 0, WEFT_QERR_BAD_COMMAND);
@@ -200,14 +200,14 @@ static void expect_ring_error(const uint32_t *cmds, unsigned n)
 static void t_bad_ring_commands(void)
 {
 	struct env *e;
-	uint32_t unk[] = { WEFT_CMD_HEADER(0x99, 1) };
-	uint32_t fence5[] = { WEFT_CMD_HEADER(WEFT_CMD_FENCE, 5), 0, 0, 0, 0 };
-	uint32_t fence_align[] = { WEFT_CMD_HEADER(WEFT_CMD_FENCE, 6), 4, 0, 0, 0, 0 };
-	uint32_t fence_oob[] = { WEFT_CMD_HEADER(WEFT_CMD_FENCE, 6), 0, 0x100, 0, 0, 0 };
-	uint32_t fence_flags[] = { WEFT_CMD_HEADER(WEFT_CMD_FENCE, 6), 0x10000, 0, 0, 0, 2 };
-	uint32_t batch_novm[] = { WEFT_CMD_HEADER(WEFT_CMD_BATCH, 4), 0, 0, 0 };
-	uint32_t vm_oob[] = { WEFT_CMD_HEADER(WEFT_CMD_SET_VM, 4), 0, 0x1000, 0 };
-	uint32_t dispatch_in_ring[] = { WEFT_CMD_HEADER(WEFT_CMD_END, 1) };
+	uint32_t unk[] = { CMD(0x99, 1) };
+	uint32_t fence5[] = { CMD(WEFT_CMD_FENCE, 5), 0, 0, 0, 0 };
+	uint32_t fence_align[] = { CMD(WEFT_CMD_FENCE, 6), 4, 0, 0, 0, 0 };
+	uint32_t fence_oob[] = { CMD(WEFT_CMD_FENCE, 6), 0, 0x100, 0, 0, 0 };
+	uint32_t fence_flags[] = { CMD(WEFT_CMD_FENCE, 6), 0x10000, 0, 0, 0, 2 };
+	uint32_t batch_novm[] = { CMD(WEFT_CMD_BATCH, 4), 0, 0, 0 };
+	uint32_t vm_oob[] = { CMD(WEFT_CMD_SET_VM, 4), 0, 0x1000, 0 };
+	uint32_t dispatch_in_ring[] = { CMD(WEFT_CMD_END, 1) };
 
 	expect_ring_error(unk, 1);
 	expect_ring_error(fence5, 5);
@@ -235,7 +235,7 @@ static void t_bad_ring_commands(void)
 static void t_partial_command_waits(void)
 {
 	struct env *e = fresh(0);
-	uint32_t fence[] = { WEFT_CMD_HEADER(WEFT_CMD_FENCE, 6), (uint32_t)e->fence_gpa, 0, 3, 0, 0 };
+	uint32_t fence[] = { CMD(WEFT_CMD_FENCE, 6), (uint32_t)e->fence_gpa, 0, 3, 0, 0 };
 
 	env_ring_emit(e, 0, fence, 6);
 	env_wqreg(e, 0, WEFT_Q_TAIL, e->tail[0] - 2);
@@ -251,8 +251,8 @@ static void t_partial_command_waits(void)
 static void t_reset_and_isolation(void)
 {
 	struct env *e = fresh(0);
-	uint32_t bad[] = { WEFT_CMD_HEADER(0x99, 1) };
-	uint32_t fence[] = { WEFT_CMD_HEADER(WEFT_CMD_FENCE, 6), (uint32_t)e->fence_gpa, 0, 77, 0,
+	uint32_t bad[] = { CMD(0x99, 1) };
+	uint32_t fence[] = { CMD(WEFT_CMD_FENCE, 6), (uint32_t)e->fence_gpa, 0, 77, 0,
 			     WEFT_FENCE_FLAG_IRQ };
 	unsigned irqs;
 
@@ -530,7 +530,7 @@ static void t_mmu_faults(void)
 		uint32_t *b;
 		uint64_t bva = env_buf(e, 4096, WEFT_PTE_VALID, (void **)&b);
 
-		b[0] = WEFT_CMD_HEADER(WEFT_CMD_WRITE_DATA, 5);
+		b[0] = CMD(WEFT_CMD_WRITE_DATA, 5);
 		b[1] = (uint32_t)ro_va;
 		b[2] = (uint32_t)(ro_va >> 32);
 		env_submit_batch(e, 2, bva, 20, 1);
@@ -631,7 +631,7 @@ static void t_fuzz(void)
 			b[i] = v;
 		}
 		if (iter % 2) {	/* a valid dispatch header with random payload pointing at code */
-			b[0] = WEFT_CMD_HEADER(WEFT_CMD_DISPATCH, 16);
+			b[0] = CMD(WEFT_CMD_DISPATCH, 16);
 			b[1] = (uint32_t)cva;
 			b[2] = (uint32_t)(cva >> 32);
 			b[3] = (uint32_t)args_va;
@@ -671,7 +671,7 @@ static void t_fuzz(void)
 static void t_disable_and_stop_during_work(void)
 {
 	struct env *e = fresh(0);
-	uint32_t fence[] = { WEFT_CMD_HEADER(WEFT_CMD_FENCE, 6), (uint32_t)e->fence_gpa, 0, 9, 0, 0 };
+	uint32_t fence[] = { CMD(WEFT_CMD_FENCE, 6), (uint32_t)e->fence_gpa, 0, 9, 0, 0 };
 
 	env_wqreg(e, 0, WEFT_Q_ENABLE, 0);
 	env_ring_emit(e, 0, fence, 6);

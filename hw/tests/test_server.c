@@ -28,6 +28,8 @@
 #include "weft_regs.h"
 #include "weft_cs_regs.h"
 
+#define CMD(op, len)	WEFT_CMD_HEADER((uint32_t)(op), (uint32_t)(len))
+
 static const char *server_bin;
 static char dir[64], sock_path[128], mem_path[128];
 
@@ -173,7 +175,7 @@ static void t_protocol(void)
 	/* A ring at GPA 0x10000 with a FENCE + IRQ writing GPA 0x20000. */
 	{
 		uint32_t *ring = (uint32_t *)(mem + 0x10000);
-		uint32_t cmds[] = { WEFT_CMD_HEADER(WEFT_CMD_FENCE, 6), 0x20000, 0, 0xfeed, 0,
+		uint32_t cmds[] = { CMD(WEFT_CMD_FENCE, 6), 0x20000, 0, 0xfeed, 0,
 				    WEFT_FENCE_FLAG_IRQ };
 
 		memcpy(ring, cmds, sizeof(cmds));
