@@ -465,6 +465,16 @@ void weft_model_doorbell(struct weft_model *m)
 	pthread_mutex_unlock(&m->lock);
 }
 
+void weft_model_set_guest_mem(struct weft_model *m, void *mem, uint64_t mem_size)
+{
+	weft_model_wait_idle(m);
+	pthread_mutex_lock(&m->lock);
+	m->mem = mem;
+	m->mem_size = mem ? mem_size : 0;
+	weft_mmu_init(&m->mmu, m->mem, m->mem_size, 0);
+	pthread_mutex_unlock(&m->lock);
+}
+
 void weft_model_wait_idle(struct weft_model *m)
 {
 	pthread_mutex_lock(&m->lock);

@@ -40,6 +40,13 @@ void weft_model_init_regs(void *regs, uint32_t doorbell_peer, unsigned threads);
 
 /* Returns NULL on failure (errno set). */
 struct weft_model *weft_model_create(const struct weft_model_config *cfg);
+/*
+ * Replaces the guest-memory view (for a server that can only map guest RAM
+ * once the guest runs).  Waits until the model is idle first; call it before
+ * the doorbell that should see the new memory.
+ */
+void weft_model_set_guest_mem(struct weft_model *m, void *mem, uint64_t mem_size);
+
 /* Stops all threads (aborting a running dispatch) and frees the model. */
 void weft_model_destroy(struct weft_model *m);
 

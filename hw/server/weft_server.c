@@ -15,6 +15,7 @@
 #include <getopt.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,6 +75,36 @@ static void irq_cb(void *ctx, unsigned vector)
 		fprintf(stderr, "weft-model-server: interrupt: %s\n", strerror(errno));
 }
 
+/*
+ * Maps the guest RAM file (GPA = file offset).  QEMU opens the chardev before
+ * it creates memory backends, so at connect time the file may not exist yet:
+ * the server then retries at every doorbell (the guest runs by then).
+ */
+static int map_guest_mem(const char *path, void **mem, uint64_t *size, bool complain)
+{
+	struct stat st;
+	void *p;
+	int fd = open(path, O_RDWR | O_CLOEXEC);
+
+	if (fd < 0 || fstat(fd, &st) || st.st_size <= 0) {
+		if (complain)
+			fprintf(stderr, "weft-model-server: %s: %s\n", path,
+				fd < 0 ? strerror(errno) : "empty guest memory file");
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	p = mmap(NULL, st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED) {
+		fprintf(stderr, "weft-model-server: mmap %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	*mem = p;
+	*size = st.st_size;
+	return 0;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: weft-model-server --socket PATH --guest-mem PATH [--threads N] "
@@ -95,7 +126,7 @@ int main(int argc, char **argv)
 	struct weft_model *model = NULL;
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
 	int shm_fd, dev_efd, cli_efd, lsock, csock = -1, sfd, c, status = 0;
-	unsigned threads = 0;
+	unsigned threads = 0, mem_warned = 0;
 	void *regs, *mem = NULL;
 	uint64_t mem_size = 0;
 	sigset_t sigs;
@@ -185,31 +216,12 @@ int main(int argc, char **argv)
 		if (pfd[0].revents)
 			break;	/* SIGTERM / SIGINT */
 		if (csock < 0 && pfd[1].revents) {
-			struct stat st;
-			int mfd;
-
 			csock = accept4(lsock, NULL, NULL, SOCK_CLOEXEC);
 			if (csock < 0) {
 				fprintf(stderr, "weft-model-server: accept: %s\n", strerror(errno));
 				continue;
 			}
-			/* QEMU created the guest RAM file before connecting. */
-			mfd = open(mem_path, O_RDWR | O_CLOEXEC);
-			if (mfd < 0 || fstat(mfd, &st)) {
-				fprintf(stderr, "weft-model-server: %s: %s (guest memory unavailable)\n",
-					mem_path, strerror(errno));
-			} else if (st.st_size > 0) {
-				mem = mmap(NULL, st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
-				if (mem == MAP_FAILED) {
-					fprintf(stderr, "weft-model-server: mmap %s: %s\n", mem_path,
-						strerror(errno));
-					mem = NULL;
-				} else {
-					mem_size = st.st_size;
-				}
-			}
-			if (mfd >= 0)
-				close(mfd);
+			map_guest_mem(mem_path, &mem, &mem_size, false);
 			cfg.regs = regs;
 			cfg.mem = mem;
 			cfg.mem_size = mem_size;
@@ -235,6 +247,9 @@ int main(int argc, char **argv)
 
 			while (read(dev_efd, &v, sizeof(v)) == sizeof(v))
 				;
+			/* QEMU connects before it creates the RAM file: map it late. */
+			if (!mem && !map_guest_mem(mem_path, &mem, &mem_size, !mem_warned++))
+				weft_model_set_guest_mem(model, mem, mem_size);
 			weft_model_doorbell(model);
 		}
 		if (csock >= 0 && pfd[1].revents) {

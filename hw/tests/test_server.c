@@ -127,6 +127,17 @@ static int wait_reg(uint32_t off, uint32_t v)
 	return -1;
 }
 
+static int late_mem;
+
+static void make_mem(void)
+{
+	int fd = open(mem_path, O_RDWR | O_CREAT, 0600);
+
+	if (fd < 0 || ftruncate(fd, 1 << 20))
+		CHECK(0, "cannot create %s", mem_path);
+	close(fd);
+}
+
 static void t_protocol(void)
 {
 	struct server s;
@@ -137,6 +148,8 @@ static void t_protocol(void)
 	struct pollfd pfd;
 	uint64_t cnt;
 
+	if (late_mem)
+		unlink(mem_path);
 	if (start_server(&s))
 		return;
 	sock = socket(AF_UNIX, SOCK_STREAM, 0);
@@ -162,6 +175,9 @@ static void t_protocol(void)
 		CHECK_EQ(st.st_size, WEFT_REGS_SIZE);
 	}
 	R = mmap(NULL, WEFT_REGS_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, shm, 0);
+	/* Like QEMU: the RAM file may appear only after the chardev connected. */
+	if (late_mem)
+		make_mem();
 	fd = open(mem_path, O_RDWR);
 	mem = mmap(NULL, 1 << 20, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	close(fd);
@@ -230,8 +246,6 @@ static void t_usage(void)
 
 int main(int argc, char **argv)
 {
-	int fd;
-
 	if (argc < 2) {
 		fprintf(stderr, "usage: test_server WEFT-MODEL-SERVER\n");
 		return 2;
@@ -243,12 +257,11 @@ int main(int argc, char **argv)
 		return 1;
 	snprintf(sock_path, sizeof(sock_path), "%s/sock", dir);
 	snprintf(mem_path, sizeof(mem_path), "%s/mem", dir);
-	fd = open(mem_path, O_RDWR | O_CREAT, 0600);
-	if (fd < 0 || ftruncate(fd, 1 << 20))
-		return 1;
-	close(fd);
+	make_mem();
 	h_run("server: ivshmem protocol, handshake, doorbell, interrupt, exit on disconnect",
 	      t_protocol);
+	late_mem = 1;
+	h_run("server: guest RAM file created after QEMU connected", t_protocol);
 	h_run("server: SIGTERM exits 0 and removes the socket", t_sigterm);
 	h_run("server: usage error", t_usage);
 	unlink(mem_path);
