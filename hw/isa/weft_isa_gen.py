@@ -107,11 +107,19 @@ def read_expr(var, t, field):
     return '%s %s = (%s)r%s[l];' % (ctype(t), var, ctype(t), field)
 
 
+def imm_expr(var, t):
+    """The immediate of an instruction as operand type t (sign- or zero-extended)."""
+    code, bits, kind = isa.TYPES[t]
+    if kind == 's':
+        return 'const %s %s = (%s)(int32_t)in->imm;' % (ctype(t), var, ctype(t))
+    return 'const %s %s = (%s)in->imm;' % (ctype(t), var, ctype(t))
+
+
 def gen_alu_h():
     """Per-lane ALU semantics for the model, one case per (opcode, type)."""
     o = [HDR, '#ifndef WEFT_ISA_ALU_H\n#define WEFT_ISA_ALU_H\n',
          '#include "weft_isa.h"\n#include "weft_isa_helpers.h"\n\n',
-         '/*\n * R: register rows (R[256..257] hold an immediate operand, see the model),\n'
+         '/*\n * R: register rows (256 registers; rows 256..257 are scratch for the model),\n'
          ' * M: lane mask (0 or ~0 per lane), NL: SIMD width (a constant at the\n'
          ' * call site so that every loop below vectorizes).\n */\n',
          'static inline __attribute__((always_inline)) int\n'
@@ -131,27 +139,43 @@ def gen_alu_h():
             o.append('\tcase WEFT_OP_%s << 4 | WEFT_TYPE_%s: {\n' % (cname(ins.name), t.upper()))
             dt = t
             loads = []
+            imm_load = None
             for f, role, ot in ins.operands:
                 tt = t if ot == 'T' else ot
                 if role == 'dst':
                     dt = tt
                     continue
+                if role == 'srci':
+                    imm_load = imm_expr(f, tt)
                 o.append('\t\tconst uint32_t *r%s = R[in->%s];\n' % (f, f))
                 if isa.TYPES[tt][1] == 64:
                     o.append('\t\tconst uint32_t *r%s1 = R[in->%s + 1];\n' % (f, f))
-                loads.append(read_expr(f, tt, f))
+                loads.append((f, read_expr(f, tt, f)))
             o.append('\t\tuint32_t *rd = R[in->d];\n')
             if isa.TYPES[dt][1] == 64:
                 o.append('\t\tuint32_t *rd1 = R[in->d + 1];\n')
-            o.append('\t\tfor (unsigned l = 0; l < NL; l++) {\n')
-            for ld in loads:
-                o.append('\t\t\t%s\n' % ld)
-            o.append('\t\t\t%s d = (%s)(%s);\n' % (ctype(dt), ctype(dt), sem))
+            body = []
+            body.append('\t\t\t%s d = (%s)(%s);\n' % (ctype(dt), ctype(dt), sem))
             if isa.TYPES[dt][1] == 64:
-                o.append('\t\t\trd[l] = (rd[l] & ~M[l]) | ((uint32_t)(uint64_t)d & M[l]);\n')
-                o.append('\t\t\trd1[l] = (rd1[l] & ~M[l]) | ((uint32_t)((uint64_t)d >> 32) & M[l]);\n')
+                body.append('\t\t\trd[l] = (rd[l] & ~M[l]) | ((uint32_t)(uint64_t)d & M[l]);\n')
+                body.append('\t\t\trd1[l] = (rd1[l] & ~M[l]) | ((uint32_t)((uint64_t)d >> 32) & M[l]);\n')
             else:
-                o.append('\t\t\trd[l] = (rd[l] & ~M[l]) | ((uint32_t)d & M[l]);\n')
+                body.append('\t\t\trd[l] = (rd[l] & ~M[l]) | ((uint32_t)d & M[l]);\n')
+            if imm_load:
+                # A uniform immediate: a scalar the loop broadcasts (vectorizes
+                # even where per-lane variable shifts do not).
+                o.append('\t\tif (in->has_imm) {\n\t\t\t%s\n' % imm_load)
+                o.append('\t\t\tfor (unsigned l = 0; l < NL; l++) {\n')
+                for f, ld in loads:
+                    if f != 'b':
+                        o.append('\t\t\t\t%s\n' % ld)
+                for b in body:
+                    o.append('\t' + b)
+                o.append('\t\t\t}\n\t\t\treturn 1;\n\t\t}\n')
+            o.append('\t\tfor (unsigned l = 0; l < NL; l++) {\n')
+            for f, ld in loads:
+                o.append('\t\t\t%s\n' % ld)
+            o.extend(body)
             o.append('\t\t}\n\t\treturn 1;\n\t}\n')
     o.append('\tdefault:\n\t\treturn 0;\n\t}\n}\n\n#endif\n')
     return ''.join(o)

@@ -16,8 +16,7 @@
 #include "weft_model_priv.h"
 
 #define DC_SIZE		4096		/* decoded-instruction cache entries */
-#define IMM_ROW		WEFT_NUM_REGS	/* rows 256/257 hold the immediate operand */
-#define NUM_ROWS	(WEFT_NUM_REGS + 2)
+#define NUM_ROWS	WEFT_NUM_REGS
 #define ACCOUNT_EVERY	4096		/* instructions between watchdog checks */
 
 struct dc_entry {
@@ -25,7 +24,6 @@ struct dc_entry {
 	uint64_t gen;
 	struct weft_inst in;
 	uint8_t cls;
-	uint32_t imm_lo, imm_hi;
 };
 
 /* What a sub-group knows about its place in the dispatch. */
@@ -94,7 +92,6 @@ static int account(struct weft_pool *p, uint64_t n)
 static const struct dc_entry *fetch(struct weft_worker *w, uint64_t pc)
 {
 	struct dc_entry *e = &w->dc[(pc >> 3) & (DC_SIZE - 1)];
-	const struct weft_op_info *oi;
 	struct weft_fault f;
 	uint64_t word;
 
@@ -109,19 +106,7 @@ static const struct dc_entry *fetch(struct weft_worker *w, uint64_t pc)
 		set_error(w->pool, WEFT_QERR_BAD_INSTRUCTION, pc, NULL);
 		return NULL;
 	}
-	oi = &weft_isa_ops[e->in.op];
-	e->cls = oi->cls;
-	if (e->in.has_imm && e->cls == WEFT_CLASS_ALU) {
-		for (unsigned i = 0; i < oi->nopnd; i++) {
-			unsigned t = weft_isa_opnd_type(&e->in, &oi->opnd[i]);
-
-			if (oi->opnd[i].role != WEFT_ROLE_SRCI)
-				continue;
-			e->imm_lo = e->in.imm;
-			e->imm_hi = (weft_isa_types[t].kind == 's' && (int32_t)e->in.imm < 0) ? ~0u : 0;
-		}
-		e->in.b = IMM_ROW;
-	}
+	e->cls = weft_isa_ops[e->in.op].cls;
 	e->pc = pc;
 	e->gen = w->dc_gen;
 	return e;
@@ -277,12 +262,6 @@ exec_sg(struct weft_worker *w, const struct sg_ctx *c, const unsigned NL)
 		case WEFT_CLASS_NOP:
 			break;
 		case WEFT_CLASS_ALU:
-			if (e->in.has_imm) {
-				for (unsigned l = 0; l < NL; l++) {
-					R[IMM_ROW][l] = e->imm_lo;
-					R[IMM_ROW + 1][l] = e->imm_hi;
-				}
-			}
 			weft_isa_exec_alu(&e->in, R, M, NL);
 			break;
 		case WEFT_CLASS_CVT:
@@ -304,9 +283,31 @@ exec_sg(struct weft_worker *w, const struct sg_ctx *c, const unsigned NL)
 	}
 }
 
-static int exec_sg8(struct weft_worker *w, const struct sg_ctx *c) { return exec_sg(w, c, 8); }
-static int exec_sg16(struct weft_worker *w, const struct sg_ctx *c) { return exec_sg(w, c, 16); }
-static int exec_sg32(struct weft_worker *w, const struct sg_ctx *c) { return exec_sg(w, c, 32); }
+/*
+ * One interpreter per SIMD width, each built for baseline x86-64 and for
+ * x86-64-v3 (AVX2: per-lane variable shifts, 64-bit compares and min/max
+ * vectorize), picked at load time.
+ */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(WEFT_NO_CLONES)
+#define EXEC_CLONES __attribute__((target_clones("default", "arch=x86-64-v3")))
+#else
+#define EXEC_CLONES
+#endif
+
+EXEC_CLONES static int exec_sg8(struct weft_worker *w, const struct sg_ctx *c)
+{
+	return exec_sg(w, c, 8);
+}
+
+EXEC_CLONES static int exec_sg16(struct weft_worker *w, const struct sg_ctx *c)
+{
+	return exec_sg(w, c, 16);
+}
+
+EXEC_CLONES static int exec_sg32(struct weft_worker *w, const struct sg_ctx *c)
+{
+	return exec_sg(w, c, 32);
+}
 
 static int run_group(struct weft_worker *w, uint64_t g)
 {

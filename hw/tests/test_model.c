@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "harness.h"
 #include "modelenv.h"
@@ -682,6 +684,79 @@ static void t_disable_and_stop_during_work(void)
 	CHECK_EQ(env_fence(e), 9);
 }
 
+static double now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+/* Starts a long dispatch on queue 0 without waiting for it. */
+static void start_long_dispatch(struct env *e)
+{
+	static char src[16384];
+	uint32_t *b;
+	uint64_t bva = env_buf(e, 4096, WEFT_PTE_VALID, (void **)&b), code;
+	int n = 0;
+
+	for (int i = 0; i < 500; i++)
+		n += sprintf(src + n, "add.u32 r1, r1, %d\n", i);
+	sprintf(src + n, "end\n");
+	code = env_code(e, src);
+	b[0] = CMD(WEFT_CMD_DISPATCH, 16);
+	b[1] = (uint32_t)code;
+	b[2] = (uint32_t)(code >> 32);
+	b[5] = 8;
+	b[6] = 0x7fffffff;
+	b[7] = b[8] = b[9] = b[10] = b[11] = 1;
+	b[16] = CMD(WEFT_CMD_END, 1);
+	{
+		uint32_t cmds[] = {
+			CMD(WEFT_CMD_SET_VM, 4), (uint32_t)e->root, (uint32_t)(e->root >> 32), 0,
+			CMD(WEFT_CMD_BATCH, 4), (uint32_t)bva, (uint32_t)(bva >> 32), 17 * 4,
+			CMD(WEFT_CMD_FENCE, 6), (uint32_t)e->fence_gpa, 0, 1, 0, 0,
+		};
+
+		env_ring_emit(e, 0, cmds, sizeof(cmds) / 4);
+	}
+	env_wqreg(e, 0, WEFT_Q_TAIL, e->tail[0]);
+	weft_model_doorbell(e->m);
+	usleep(50000);
+}
+
+static void t_reset_running_dispatch(void)
+{
+	struct env *e = fresh(0);
+	uint32_t fence[] = { CMD(WEFT_CMD_FENCE, 6), (uint32_t)e->fence_gpa, 0, 2, 0, 0 };
+	double t;
+
+	start_long_dispatch(e);
+	CHECK_EQ(env_qreg(e, 0, WEFT_Q_STATUS), WEFT_Q_STATUS_BUSY);
+	t = now();
+	env_reset_queue(e, 0);
+	t = now() - t;
+	CHECK(t < 1.0, "reset took %.3f s", t);
+	CHECK_EQ(env_qreg(e, 0, WEFT_Q_RESET_ACK), env_qreg(e, 0, WEFT_Q_RESET_REQ));
+	CHECK_EQ(env_qreg(e, 0, WEFT_Q_STATUS), WEFT_Q_STATUS_IDLE);
+	CHECK_EQ(env_fence(e), 0);
+	env_ring_emit(e, 0, fence, 6);
+	env_kick(e, 0);
+	CHECK_EQ(env_fence(e), 2);
+
+	/* DRIVER_READY = 0 stops a running dispatch too. */
+	start_long_dispatch(e);
+	t = now();
+	env_wreg(e, WEFT_REG_DRIVER_READY, 0);
+	weft_model_doorbell(e->m);
+	weft_model_wait_idle(e->m);
+	t = now() - t;
+	CHECK(t < 1.0, "stop took %.3f s", t);
+	CHECK_EQ(env_reg(e, WEFT_REG_DEVICE_STATUS), WEFT_DEVICE_STOPPED);
+	CHECK_EQ(env_fence(e), 2);
+	CHECK_EQ(env_ready(e), WEFT_DEVICE_RUNNING);
+}
+
 int main(void)
 {
 	h_run("model: identification block", t_identification);
@@ -700,6 +775,7 @@ int main(void)
 	h_run("exec: undefined instructions", t_bad_instruction);
 	h_run("exec: watchdog", t_watchdog);
 	h_run("mmu: faults, fault block, FAULT_ACK", t_mmu_faults);
+	h_run("reset: queue reset and DRIVER_READY=0 abort a running dispatch", t_reset_running_dispatch);
 	h_run("robustness: random batches and code", t_fuzz);
 	if (E)
 		env_destroy(E);
