@@ -66,11 +66,12 @@ uint8_t *weft_mmu_translate(struct weft_mmu *mmu, uint64_t va, enum weft_access 
 	return e->host + (va & (WEFT_MMU_PAGE_SIZE - 1));
 }
 
-int weft_mmu_read(struct weft_mmu *mmu, uint64_t va, void *dst, size_t n,
-		  enum weft_access acc, struct weft_fault *f)
-{
-	uint8_t *d = dst;
+enum copy_dir { CHECK_ONLY, TO_BUF, FROM_BUF };
 
+/* Walks [va, va + n) page by page, checking @acc and copying per @dir. */
+static int copy_pages(struct weft_mmu *mmu, uint64_t va, uint8_t *buf, size_t n,
+		      enum weft_access acc, enum copy_dir dir, struct weft_fault *f)
+{
 	while (n) {
 		size_t chunk = WEFT_MMU_PAGE_SIZE - (va & (WEFT_MMU_PAGE_SIZE - 1));
 		uint8_t *p = weft_mmu_translate(mmu, va, acc, f);
@@ -79,44 +80,28 @@ int weft_mmu_read(struct weft_mmu *mmu, uint64_t va, void *dst, size_t n,
 			return -1;
 		if (chunk > n)
 			chunk = n;
-		memcpy(d, p, chunk);
-		d += chunk;
+		if (dir == TO_BUF)
+			memcpy(buf, p, chunk);
+		else if (dir == FROM_BUF)
+			memcpy(p, buf, chunk);
+		buf += chunk;
 		va += chunk;
 		n -= chunk;
 	}
 	return 0;
 }
 
+int weft_mmu_read(struct weft_mmu *mmu, uint64_t va, void *dst, size_t n,
+		  enum weft_access acc, struct weft_fault *f)
+{
+	return copy_pages(mmu, va, dst, n, acc, TO_BUF, f);
+}
+
 int weft_mmu_write(struct weft_mmu *mmu, uint64_t va, const void *src, size_t n,
 		   struct weft_fault *f)
 {
-	const uint8_t *s = src;
-	uint64_t v = va;
-	size_t left = n;
-
 	/* Check every page first so a faulting write writes nothing. */
-	while (left) {
-		size_t chunk = WEFT_MMU_PAGE_SIZE - (v & (WEFT_MMU_PAGE_SIZE - 1));
-
-		if (!weft_mmu_translate(mmu, v, WEFT_ACC_WRITE, f))
-			return -1;
-		if (chunk > left)
-			chunk = left;
-		v += chunk;
-		left -= chunk;
-	}
-	while (n) {
-		size_t chunk = WEFT_MMU_PAGE_SIZE - (va & (WEFT_MMU_PAGE_SIZE - 1));
-		uint8_t *p = weft_mmu_translate(mmu, va, WEFT_ACC_WRITE, f);
-
-		if (!p)
-			return -1;
-		if (chunk > n)
-			chunk = n;
-		memcpy(p, s, chunk);
-		s += chunk;
-		va += chunk;
-		n -= chunk;
-	}
-	return 0;
+	if (copy_pages(mmu, va, NULL, n, WEFT_ACC_WRITE, CHECK_ONLY, f))
+		return -1;
+	return copy_pages(mmu, va, (uint8_t *)src, n, WEFT_ACC_WRITE, FROM_BUF, f);
 }

@@ -44,3 +44,13 @@ int h_summary(void)
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }
+
+uint64_t h_rand(void)
+{
+	static uint64_t x = 88172645463325252ull;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	return x;
+}

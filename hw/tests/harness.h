@@ -4,11 +4,14 @@
 #define WEFT_HARNESS_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 void h_fail(const char *file, int line, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 bool h_failed(void);
 void h_run(const char *name, void (*fn)(void));
+/* A deterministic xorshift64 generator for tests. */
+uint64_t h_rand(void);
 /* Prints the summary line; returns the exit status. */
 int h_summary(void);
 

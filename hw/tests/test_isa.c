@@ -16,14 +16,7 @@
 
 static const char *golden_dir;
 
-static uint64_t rng = 88172645463325252ull;
-static uint64_t rnd(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
+#define rnd h_rand
 
 /* A random valid instance of opcode @op with types t, t2. */
 static void random_inst(struct weft_inst *in, unsigned op, unsigned t, unsigned t2, int imm)

@@ -605,14 +605,7 @@ static void t_watchdog(void)
 	CHECK_EQ(env_dispatch(e, 0, &d), WEFT_QERR_WATCHDOG);
 }
 
-static uint64_t rng = 0x9e3779b97f4a7c15ull;
-static uint64_t rnd(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
+#define rnd h_rand
 
 static void t_fuzz(void)
 {
