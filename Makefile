@@ -1,0 +1,50 @@
+# SPDX-License-Identifier: MIT
+#
+# The Weft entry point. `make` builds everything on the host; `make check`
+# runs every test tier (host, then the VM) and ends with the line
+# "N passed, M failed"; `make demo` runs the demo on the Weft GPU in the VM.
+# scripts/setup-host installs what these need (README.md).
+
+BUILD ?= $(CURDIR)/build
+# Expensive, reusable build products live outside the clone, keyed by inputs.
+WEFT_CACHE ?= $(HOME)/.cache/weft
+KVER ?= $(shell scripts/guest-kernel-version)
+KDIR ?= /lib/modules/$(KVER)/build
+
+export CCACHE_DIR ?= $(WEFT_CACHE)/ccache
+CC := $(shell command -v ccache >/dev/null && echo "ccache gcc" || echo gcc)
+export CC
+
+WEFT_ASM := $(BUILD)/hw/weft-asm
+
+.PHONY: all hw module igt tools check check-host check-vm demo clean
+
+all: hw module igt tools
+
+hw:
+	$(MAKE) -C hw BUILD=$(BUILD)/hw
+
+module:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) CC="$(CC)" modules
+
+igt: hw
+	$(MAKE) -C igt-tests BUILD=$(BUILD)/igt WEFT_ASM=$(WEFT_ASM)
+
+tools: hw
+	$(MAKE) -C tools BUILD=$(BUILD)/tools WEFT_ASM=$(WEFT_ASM)
+
+check: all
+	BUILD=$(BUILD) tests/run-all
+
+check-host: all
+	BUILD=$(BUILD) tests/run-all --host-only
+
+check-vm: all
+	BUILD=$(BUILD) tests/run-all --vm-only
+
+demo: all
+	tools/weft-vm --timeout 600 -- tools/weft-demo/run-in-guest $(BUILD)
+
+clean:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	rm -rf $(BUILD)
