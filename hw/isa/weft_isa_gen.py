@@ -249,7 +249,7 @@ def gen_rst():
             o.append('- T2: %s\n' % ', '.join(ins.types2))
         if ins.operands:
             o.append('- operands: %s\n' % ', '.join(
-                '%s (%s, field %s, type %s)' % (syntax_op(r, f), r, f, t) for f, r, t in ins.operands))
+                '``%s`` (%s, field %s, type %s)' % (syntax_op(r, f), r, f, t) for f, r, t in ins.operands))
         o.append('- semantics: %s\n' % ins.summary)
         if ins.sem:
             o.append('- per lane: ``d = %s``\n' % ins.sem)
