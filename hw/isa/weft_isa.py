@@ -150,7 +150,7 @@ INSTRS = [
     Instr('not', 0x033, 'alu', [D, A], INT, 'd = ~a', '~a'),
     Instr('neg', 0x034, 'alu', [D, A], INT, 'd = -a (wraps)', '-(U)a'),
     Instr('abs', 0x035, 'alu', [D, A], INT,
-          'd = |a| for s types (abs(INT_MIN) = INT_MIN), a for u types',
+          'd = absolute value of a for s types (abs(INT_MIN) = INT_MIN), a for u types',
           'weft_abs_T(a)'),
     Instr('shl', 0x038, 'alu', [D, A, SHIFT], INT,
           'd = a << (b % W)', '(U)a << (b & (W - 1))'),
