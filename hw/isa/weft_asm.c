@@ -4,7 +4,9 @@
  *
  *   mnemonic := name[.T[.T2]]         e.g. add.u64, cvt.u64.u32, ld.global.u32
  *   operand  := rN | imm | [rN] | [rN+imm] | [rN-imm] | sr.NAME
- *   imm      := [-]decimal | [-]0xhex  (32-bit)
+ *   imm      := [-]decimal | [-]0xhex  (32-bit; for 64-bit operands also a
+ *               64-bit value: more than 8 hex digits or beyond 32 bits, which
+ *               becomes a literal word unless imm32 can express it)
  *   .dword V    emits the raw 64-bit word V (what weft-dis prints for
  *               words that do not decode)
  */
@@ -116,24 +118,73 @@ static int parse_mnemonic(struct asm_state *s, const char *m, struct weft_inst *
 	return fail(s, "unknown instruction '%s'", m);
 }
 
+/*
+ * [+-]decimal or [+-]0xhex: the magnitude, the sign, and whether it is
+ * written as a 64-bit value (more than 8 hex digits).
+ */
+static int parse_num(const char *p, int *neg, unsigned long long *mag, int *wide)
+{
+	const char *digits;
+	char *end;
+
+	*neg = 0;
+	*wide = 0;
+	if (*p == '+' || *p == '-')
+		*neg = *p++ == '-';
+	errno = 0;
+	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
+		digits = p + 2;
+		if (!isxdigit((unsigned char)*digits))
+			return -1;
+		*mag = strtoull(digits, &end, 16);
+		*wide = end - digits > 8;
+	} else {
+		if (!isdigit((unsigned char)*p))
+			return -1;
+		*mag = strtoull(p, &end, 10);
+	}
+	return errno || *end ? -1 : 0;
+}
+
+/* A 32-bit immediate: -2^31 .. 2^32 - 1. */
 static int parse_int(const char *p, long long *v)
 {
-	char *end;
-	int neg = 0;
-	unsigned long long u;
+	unsigned long long mag;
+	int neg, wide;
 
-	if (*p == '+' || *p == '-')
-		neg = *p++ == '-';
-	if (!isdigit((unsigned char)*p))
+	if (parse_num(p, &neg, &mag, &wide) || wide || mag > (neg ? 0x80000000ull : 0xffffffffull))
 		return -1;
-	errno = 0;
-	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
-		u = strtoull(p + 2, &end, 16), end = (end == p + 2) ? (char *)p : end;
-	else
-		u = strtoull(p, &end, 10);
-	if (errno || *end || end == p || u > 0xffffffffull)
-		return -1;
-	*v = neg ? -(long long)u : (long long)u;
+	*v = neg ? -(long long)mag : (long long)mag;
+	return 0;
+}
+
+/*
+ * The immediate of a 64-bit operand: a 32-bit immediate as for every type,
+ * else (more than 8 hex digits, or beyond 32 bits) the 64-bit value, encoded
+ * as imm32 when the type's extension reproduces it and as a literal if not.
+ */
+static int parse_imm64(struct asm_state *s, const char *p, unsigned type, struct weft_inst *in)
+{
+	unsigned long long mag;
+	uint64_t v, ext;
+	int neg, wide;
+
+	if (parse_num(p, &neg, &mag, &wide) || (neg && mag > 0x8000000000000000ull))
+		return fail(s, "bad operand '%s' (expected a register or an immediate)", p);
+	v = neg ? 0 - (uint64_t)mag : (uint64_t)mag;
+	if (!wide && mag <= (neg ? 0x80000000ull : 0xffffffffull)) {
+		in->has_imm = 1;
+		in->imm = (uint32_t)v;
+		return 0;
+	}
+	ext = weft_isa_types[type].kind == 's' ? (uint64_t)(int64_t)(int32_t)v : (uint32_t)v;
+	if (ext == v) {
+		in->has_imm = 1;
+		in->imm = (uint32_t)v;
+	} else {
+		in->has_lit = 1;
+		in->lit = v;
+	}
 	return 0;
 }
 
@@ -173,8 +224,10 @@ static int parse_operand(struct asm_state *s, char *p, struct weft_inst *in,
 		}
 		return fail(s, "unknown special register '%s'", p);
 	case WEFT_ROLE_SRCI:
+		if (p[0] != 'r' && bits == 64)
+			return parse_imm64(s, p, type, in);
 		if (p[0] != 'r') {
-			if (parse_int(p, &v) || v < -0x80000000ll)
+			if (parse_int(p, &v))
 				return fail(s, "bad operand '%s' (expected a register or a 32-bit immediate)", p);
 			in->has_imm = 1;
 			in->imm = (uint32_t)v;

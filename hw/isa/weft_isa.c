@@ -44,6 +44,15 @@ static uint64_t field_mask(unsigned field)
 	}
 }
 
+/* The srci operand of @oi, if any. */
+static const struct weft_operand_desc *srci_operand(const struct weft_op_info *oi)
+{
+	for (unsigned i = 0; i < oi->nopnd; i++)
+		if (oi->opnd[i].role == WEFT_ROLE_SRCI)
+			return &oi->opnd[i];
+	return NULL;
+}
+
 static int has_imm_operand(const struct weft_op_info *oi)
 {
 	for (unsigned i = 0; i < oi->nopnd; i++)
@@ -72,8 +81,19 @@ static int check(const struct weft_inst *in, const struct weft_op_info *oi)
 				return WEFT_DEC_BAD_SREG;
 			continue;
 		}
-		if (od->role == WEFT_ROLE_SRCI && in->has_imm)
+		if (od->role == WEFT_ROLE_SRCI && (in->has_imm || in->has_lit)) {
+			/* A literal only where an imm32 cannot say it all: 64-bit operands. */
+			if (in->has_lit) {
+				unsigned t = weft_isa_opnd_type(in, od);
+				uint64_t ext = weft_isa_types[t].kind == 's' ?
+					       (uint64_t)(int64_t)(int32_t)in->lit : (uint32_t)in->lit;
+
+				/* Canonical: never a literal that imm32 could encode. */
+				if (in->has_imm || weft_isa_type_bits(t) != 64 || ext == in->lit)
+					return WEFT_DEC_BAD_FIELD;
+			}
 			continue;
+		}
 		if (v >= WEFT_NUM_REGS)
 			return WEFT_DEC_BAD_REG;
 		if (weft_isa_type_bits(weft_isa_opnd_type(in, od)) == 64 && (v & 1))
@@ -99,9 +119,18 @@ int weft_isa_decode(const uint64_t *words, size_t nwords, struct weft_inst *in)
 	oi = &weft_isa_ops[in->op];
 	if (!oi->name)
 		return WEFT_DEC_UNDEFINED;
-	if (FIELD_GET(w, LIT) || FIELD_GET(w, RSVD))
+	if (FIELD_GET(w, RSVD))
 		return WEFT_DEC_BAD_FIELD;
-	used = FIELD_MASK(OP) | FIELD_MASK(T) | FIELD_MASK(IMM);
+	if (FIELD_GET(w, LIT)) {
+		if (!srci_operand(oi) || in->has_imm)
+			return WEFT_DEC_BAD_FIELD;
+		if (nwords < 2)
+			return WEFT_DEC_TRUNCATED;
+		in->has_lit = 1;
+		in->lit = words[1];
+		in->nwords = 2;
+	}
+	used = FIELD_MASK(OP) | FIELD_MASK(T) | FIELD_MASK(IMM) | FIELD_MASK(LIT);
 	if (in->has_imm) {
 		if (!has_imm_operand(oi))
 			return WEFT_DEC_BAD_FIELD;
@@ -123,7 +152,8 @@ int weft_isa_decode(const uint64_t *words, size_t nwords, struct weft_inst *in)
 	for (unsigned i = 0; i < oi->nopnd; i++) {
 		const struct weft_operand_desc *od = &oi->opnd[i];
 
-		if (in->has_imm && (od->role == WEFT_ROLE_SRCI || od->role == WEFT_ROLE_MEM) &&
+		if ((in->has_imm || in->has_lit) &&
+		    (od->role == WEFT_ROLE_SRCI || od->role == WEFT_ROLE_MEM) &&
 		    od->field == WEFT_FIELD_B)
 			continue;
 		used |= field_mask(od->field);
@@ -132,7 +162,7 @@ int weft_isa_decode(const uint64_t *words, size_t nwords, struct weft_inst *in)
 		return WEFT_DEC_BAD_FIELD;
 	/* Clear fields that were not part of the instruction (all zero anyway). */
 	err = check(in, oi);
-	return err ? err : 1;
+	return err ? err : in->nwords;
 }
 
 int weft_isa_encode(const struct weft_inst *in, uint64_t out[2])
@@ -143,18 +173,19 @@ int weft_isa_encode(const struct weft_inst *in, uint64_t out[2])
 	if (in->op >= WEFT_ISA_OPCODE_COUNT)
 		return WEFT_DEC_UNDEFINED;
 	w = FIELD_PUT(in->op, OP) | FIELD_PUT(in->t, T) | FIELD_PUT(in->has_imm ? 1 : 0, IMM) |
-	    FIELD_PUT(in->d, D) | FIELD_PUT(in->a, A);
+	    FIELD_PUT(in->has_lit ? 1 : 0, LIT) | FIELD_PUT(in->d, D) | FIELD_PUT(in->a, A);
 	if (in->has_imm)
 		w |= FIELD_PUT(in->imm, IMM32);
 	else
 		w |= FIELD_PUT(in->b, B) | FIELD_PUT(in->c, C) | FIELD_PUT(in->t2, T2) |
 		     FIELD_PUT(in->mod, MOD);
 	out[0] = w;
+	out[1] = in->has_lit ? in->lit : 0;
 	/* Re-decode: rejects anything the decoder would (unused fields set, ...). */
 	{
 		struct weft_inst chk;
 
-		n = weft_isa_decode(out, 1, &chk);
+		n = weft_isa_decode(out, in->has_lit ? 2 : 1, &chk);
 		if (n < 0)
 			return n;
 		if (chk.d != in->d || chk.a != in->a || chk.b != in->b || chk.c != in->c ||
@@ -207,7 +238,9 @@ int weft_isa_print(const struct weft_inst *in, char *buf, size_t size)
 			    weft_isa_sregs[v].name : "?");
 			break;
 		case WEFT_ROLE_SRCI:
-			if (in->has_imm) {
+			if (in->has_lit) {
+				ADD("0x%016llx", (unsigned long long)in->lit);
+			} else if (in->has_imm) {
 				char tmp[24];
 
 				print_imm(tmp, sizeof(tmp), in->imm, weft_isa_opnd_type(in, od));

@@ -53,7 +53,8 @@ extern const struct weft_type_info weft_isa_types[WEFT_TYPE_COUNT];
 struct weft_inst {
 	uint16_t op;
 	uint8_t t, t2;
-	uint8_t has_imm;
+	uint8_t has_imm;	/* the srci / mem operand is imm (32-bit) */
+	uint8_t has_lit;	/* the srci operand is lit (a 64-bit literal word follows) */
 	uint8_t nwords;		/* 1, or 2 with a literal */
 	uint16_t d, a, b, c;	/* register numbers (uint16_t: the model remaps b) */
 	uint16_t mod;

@@ -110,9 +110,10 @@ def read_expr(var, t, field):
 def imm_expr(var, t):
     """The immediate of an instruction as operand type t (sign- or zero-extended)."""
     code, bits, kind = isa.TYPES[t]
-    if kind == 's':
-        return 'const %s %s = (%s)(int32_t)in->imm;' % (ctype(t), var, ctype(t))
-    return 'const %s %s = (%s)in->imm;' % (ctype(t), var, ctype(t))
+    ext = '(%s)(int32_t)in->imm' % ctype(t) if kind == 's' else '(%s)in->imm' % ctype(t)
+    if bits == 64:
+        ext = 'in->has_lit ? (%s)in->lit : %s' % (ctype(t), ext)
+    return 'const %s %s = %s;' % (ctype(t), var, ext)
 
 
 def gen_alu_h():
@@ -164,7 +165,7 @@ def gen_alu_h():
             if imm_load:
                 # A uniform immediate: a scalar the loop broadcasts (vectorizes
                 # even where per-lane variable shifts do not).
-                o.append('\t\tif (in->has_imm) {\n\t\t\t%s\n' % imm_load)
+                o.append('\t\tif (in->has_imm || in->has_lit) {\n\t\t\t%s\n' % imm_load)
                 o.append('\t\t\tfor (unsigned l = 0; l < NL; l++) {\n')
                 for f, ld in loads:
                     if f != 'b':
@@ -222,12 +223,18 @@ def gen_rst():
     rows = [(f, '%d:%d' % (lo + n - 1, lo)) for f, (lo, n) in isa.FIELDS.items()]
     o.append(rst_table(rows, ('field', 'bits')))
     o.append('\n``imm = 1`` means bits 63:32 hold a 32-bit immediate; the fields b, c, t2\n'
-             'and mod are then absent.  ``lit`` (a following 64-bit literal word) and\n'
-             '``rsvd`` must be zero.  Every field an instruction does not use must be\n'
+             'and mod are then absent.  ``lit = 1`` means the next 64-bit word is a\n'
+             'literal giving the value of a 64-bit ``rB|imm`` operand (``imm`` and ``b``\n'
+             'must then be 0, and the value must not be one that the sign- or\n'
+             'zero-extended imm32 form can express).  ``rsvd`` must be zero.\n'
+             'Every field an instruction does not use must be\n'
              'zero.  Anything else is an undefined instruction: the queue stops with\n'
              '``WEFT_QERR_BAD_INSTRUCTION`` and the instruction address in ERROR_ADDR.\n\n'
              'Immediates are sign-extended for s types and zero-extended for u types;\n'
-             'shift counts are u32.  Memory offsets (``[rA+imm]``) are signed.\n\n'
+             'shift counts are u32.  Memory offsets (``[rA+imm]``) are signed.  In\n'
+             'assembly, a 64-bit operand also takes a 64-bit value (more than 8 hex\n'
+             'digits, or a decimal beyond 32 bits); the assembler picks imm32 or a\n'
+             'literal, and the disassembler prints literals with 16 hex digits.\n\n'
              'Types\n=====\n\n')
     rows = [(t, c, b, {'u': 'unsigned', 's': 'signed', 'f': 'float'}[k])
             for t, (c, b, k) in isa.TYPES.items()]

@@ -93,15 +93,19 @@ static const struct dc_entry *fetch(struct weft_worker *w, uint64_t pc)
 {
 	struct dc_entry *e = &w->dc[(pc >> 3) & (DC_SIZE - 1)];
 	struct weft_fault f;
-	uint64_t word;
+	uint64_t word[2];
+	size_t n = 1;
 
 	if (e->gen == w->dc_gen && e->pc == pc)
 		return e;
-	if (weft_mmu_read(&w->mmu, pc, &word, 8, WEFT_ACC_EXEC, &f)) {
+	if (weft_mmu_read(&w->mmu, pc, &word[0], 8, WEFT_ACC_EXEC, &f) ||
+	    /* A literal word follows: fetch it too. */
+	    ((word[0] >> WEFT_ENC_LIT_SHIFT & 1) &&
+	     weft_mmu_read(&w->mmu, pc + 8, &word[n++], 8, WEFT_ACC_EXEC, &f))) {
 		set_error(w->pool, WEFT_QERR_MMU_FAULT, f.va, &f);
 		return NULL;
 	}
-	if (weft_isa_decode(&word, 1, &e->in) < 0) {
+	if (weft_isa_decode(word, n, &e->in) < 0) {
 		e->gen = 0;
 		set_error(w->pool, WEFT_QERR_BAD_INSTRUCTION, pc, NULL);
 		return NULL;

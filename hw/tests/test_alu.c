@@ -110,21 +110,28 @@ static const struct opdesc ops[] = {
 };
 
 /* Builds the kernel: loads a, b, c (8-byte slots) for global_id.x, OP, store. */
+/* imm: 0 register b, 1 a 32-bit immediate, 2 a 64-bit value (a literal word). */
 static uint64_t build(const struct opdesc *o, const char *t, int imm, long long immv)
 {
+	char immtext[32];
+
 	char src[2048], opline[128];
 	int w64 = t[1] == '6';
 	const char *ld = w64 ? "u64" : "u32";
 	const char *st = (w64 && !o->cmp) ? "u64" : "u32";
 
+	if (imm == 2)
+		snprintf(immtext, sizeof(immtext), "0x%016llx", (unsigned long long)immv);
+	else
+		snprintf(immtext, sizeof(immtext), "%lld", immv);
 	if (!strcmp(o->name, "mov"))
-		snprintf(opline, sizeof(opline), imm ? "mov.%s r24, %lld" : "mov.%s r24, r22", t, immv);
+		snprintf(opline, sizeof(opline), imm ? "mov.%s r24, %s" : "mov.%s r24, r22", t, immtext);
 	else if (o->nsrc == 1)
 		snprintf(opline, sizeof(opline), "%s.%s r24, r20", o->name, t);
 	else if (o->nsrc == 3)
 		snprintf(opline, sizeof(opline), "%s.%s r24, r20, r22, r26", o->name, t);
 	else if (imm)
-		snprintf(opline, sizeof(opline), "%s.%s r24, r20, %lld", o->name, t, immv);
+		snprintf(opline, sizeof(opline), "%s.%s r24, r20, %s", o->name, t, immtext);
 	else
 		snprintf(opline, sizeof(opline), "%s.%s r24, r20, r22", o->name, t);
 	snprintf(src, sizeof(src),
@@ -190,7 +197,9 @@ static int run_one(const struct opdesc *o, const char *t, int imm, long long imm
 		uint64_t a = in[0][i], b = in[1][i], c = in[2][i], want, got;
 		unsigned ow = o->cmp ? 32 : w;
 
-		if (imm)	/* the immediate, extended by the operand's type */
+		if (imm == 2)	/* a 64-bit value */
+			b = (uint64_t)immv;
+		else if (imm)	/* the immediate, extended by the operand's type */
 			b = o->shift ? (uint32_t)immv : s ? sx((uint64_t)immv, 32) : zx((uint64_t)immv, 32);
 		if (o->shift)
 			b &= 0xffffffff;
@@ -218,6 +227,9 @@ static void t_op(void)
 	static const long long imms[] = { 0, 1, -1, 31, 32, 33, 63, 64, 0x7fffffff, -0x80000000ll,
 					   0xffffffffll };
 	static const unsigned simds[] = { 8, 16, 32 }, locals[] = { 13, 64, 100 };
+	static const uint64_t wide[] = { 0x123456789abcdef0ull, 0xffffffff00000000ull,
+					 0x00000000ffffffffull, 0x8000000000000000ull,
+					 0xffffffffffffffffull, 0x7fffffffffffffffull, 5 };
 
 	for (int ti = 0; ti < 4; ti++) {
 		for (int si = 0; si < 3; si++)
@@ -226,6 +238,12 @@ static void t_op(void)
 		if (cur_op->nsrc == 2 || !strcmp(cur_op->name, "mov"))
 			for (unsigned k = 0; k < sizeof(imms) / sizeof(imms[0]); k++)
 				if (run_one(cur_op, types[ti], 1, imms[k], 16, 48))
+					break;
+		/* 64-bit values: imm32 when it can express them, else a literal word. */
+		if ((cur_op->nsrc == 2 || !strcmp(cur_op->name, "mov")) && !cur_op->shift &&
+		    types[ti][1] == '6')
+			for (unsigned k = 0; k < sizeof(wide) / sizeof(wide[0]); k++)
+				if (run_one(cur_op, types[ti], 2, (long long)wide[k], 8 << (k % 3), 40))
 					break;
 	}
 }
@@ -399,7 +417,7 @@ int main(void)
 	for (unsigned i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
 		cur_op = &ops[i];
 		snprintf(name, sizeof(name), "alu: %s.{u32,s32,u64,s64} simd 8/16/32%s", ops[i].name,
-			 ops[i].nsrc == 2 || i == 0 ? " reg+imm" : "");
+			 ops[i].nsrc == 2 || i == 0 ? " reg+imm+lit" : "");
 		h_run(name, t_op);
 	}
 	h_run("alu: cvt, all 64 integer type pairs", t_cvt);

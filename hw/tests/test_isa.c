@@ -19,6 +19,7 @@ static const char *golden_dir;
 #define rnd h_rand
 
 /* A random valid instance of opcode @op with types t, t2. */
+/* imm: 0 register, 1 imm32, 2 a 64-bit literal where the operand is 64-bit. */
 static void random_inst(struct weft_inst *in, unsigned op, unsigned t, unsigned t2, int imm)
 {
 	const struct weft_op_info *oi = &weft_isa_ops[op];
@@ -41,6 +42,13 @@ static void random_inst(struct weft_inst *in, unsigned op, unsigned t, unsigned 
 			do
 				v = rnd() % WEFT_ISA_NUM_SREGS;
 			while (weft_isa_sregs[v].bits == 64 && t != WEFT_TYPE_U64);
+		}
+		if (od->role == WEFT_ROLE_SRCI && imm == 2 && bits == 64) {
+			in->has_lit = 1;
+			in->lit = rnd() | 0x100000000ull;	/* never imm32-expressible */
+			if (weft_isa_types[weft_isa_opnd_type(in, od)].kind == 's')
+				in->lit = (in->lit & 0x0fffffffffffffffull) | 0x4000000000000000ull;
+			continue;
 		}
 		if ((od->role == WEFT_ROLE_SRCI && imm) || od->role == WEFT_ROLE_MEM) {
 			in->has_imm = 1;
@@ -74,14 +82,14 @@ static void t_roundtrip(void)
 					char text[160], text2[160], err[256];
 					int n;
 
-					random_inst(&in, op, t, t2, rep & 1);
+					random_inst(&in, op, t, t2, rep % 3);
 					n = weft_isa_encode(&in, w);
-					if (n != 1) {
+					if (n != 1 + in.has_lit) {
 						CHECK(0, "%s: encode failed: %s", oi->name, weft_isa_dec_error(n));
 						continue;
 					}
-					n = weft_isa_decode(w, 1, &dec);
-					CHECK(n == 1, "%s: decode of 0x%016llx: %s", oi->name,
+					n = weft_isa_decode(w, 2, &dec);
+					CHECK(n == 1 + in.has_lit, "%s: decode of 0x%016llx: %s", oi->name,
 					      (unsigned long long)w[0], weft_isa_dec_error(n));
 					weft_isa_print(&in, text, sizeof(text));
 					weft_isa_print(&dec, text2, sizeof(text2));
@@ -90,8 +98,9 @@ static void t_roundtrip(void)
 						CHECK(0, "'%s' does not assemble: %s", text, err);
 						continue;
 					}
-					CHECK(n2 == 1 && w2[0] == w[0], "'%s' assembles to 0x%016llx, not 0x%016llx",
-					      text, (unsigned long long)w2[0], (unsigned long long)w[0]);
+					CHECK(n2 == (size_t)n && w2[0] == w[0] && (n < 2 || w2[1] == w[1]),
+					      "'%s' assembles to 0x%016llx, not 0x%016llx", text,
+					      (unsigned long long)w2[0], (unsigned long long)w[0]);
 					free(w2);
 					count++;
 				}
@@ -104,20 +113,34 @@ static void t_roundtrip(void)
 /* Every word either fails to decode or re-encodes to exactly itself. */
 static void t_canonical(void)
 {
-	for (int i = 0; i < 200000; i++) {
-		uint64_t w = rnd(), w2[2];
+	unsigned lits = 0;
+
+	for (int i = 0; i < 300000; i++) {
+		uint64_t w[2] = { rnd(), rnd() }, w2[2];
 		struct weft_inst in;
+		int n;
 
 		if (i & 1)	/* bias toward defined opcodes and few set fields */
-			w = (w & rnd() & rnd()) | (rnd() % 0x110);
-		if (weft_isa_decode(&w, 1, &in) < 0)
+			w[0] = (w[0] & rnd() & rnd()) | (rnd() % 0x110);
+		if (i % 4 == 1) {	/* literals (some small: then not canonical) */
+			w[0] = (rnd() & 0x00000000fefe0000ull) | 0x4000 | (uint64_t)(7 + rnd() % 2) << 9 |
+			       rnd() % 0x50;
+			w[1] >>= rnd() % 64;
+		}
+		n = weft_isa_decode(w, 2, &in);
+		if (n < 0)
 			continue;
-		if (weft_isa_encode(&in, w2) != 1 || w2[0] != w) {
-			CHECK(0, "0x%016llx decodes but re-encodes as 0x%016llx", (unsigned long long)w,
+		lits += n == 2;
+		if (weft_isa_encode(&in, w2) != n || w2[0] != w[0] || (n == 2 && w2[1] != w[1])) {
+			CHECK(0, "0x%016llx decodes but re-encodes as 0x%016llx", (unsigned long long)w[0],
 			      (unsigned long long)w2[0]);
 			return;
 		}
+		/* A literal instruction without its literal word is truncated. */
+		if (n == 2)
+			CHECK_EQ(weft_isa_decode(w, 1, &in), WEFT_DEC_TRUNCATED);
 	}
+	CHECK(lits > 10, "only %u literal instructions seen", lits);
 }
 
 static void expect_asm_error(const char *src, const char *needle)
@@ -156,6 +179,10 @@ static void t_asm_errors(void)
 	expect_asm_error("cvt.u64.f32 r0, r1\n", "source type .f32 not allowed for cvt");
 	expect_asm_error("end r1\n", "end takes 0 operands");
 	expect_asm_error(".dword zz\n", "bad .dword");
+	expect_asm_error("mov.u32 r1, 0x000000001\n", "bad operand");
+	expect_asm_error("mov.u64 r2, 0x1ffffffffffffffff\n", "bad operand");
+	expect_asm_error("mov.s64 r2, -9223372036854775809\n", "bad operand");
+	expect_asm_error("shl.u64 r2, r2, 0x100000000\n", "bad operand");
 }
 
 static void t_asm_accepts(void)
@@ -260,16 +287,18 @@ static void t_golden(void)
 	{
 		char *dis = calloc(1, ne * 200 + 1), *d = dis;
 
-		for (size_t i = 0; i < ne; i++) {
+		for (size_t i = 0; i < ne;) {
 			struct weft_inst in;
-			int r = weft_isa_decode(&expect[i], 1, &in);
+			int r = weft_isa_decode(&expect[i], ne - i, &in);
 
-			if (r < 0)
+			if (r < 0) {
 				d += sprintf(d, ".dword 0x%016llx\n", (unsigned long long)expect[i]);
-			else {
+				r = 1;
+			} else {
 				d += weft_isa_print(&in, d, 160);
 				*d++ = '\n';
 			}
+			i += r;
 		}
 		*d = 0;
 		CHECK(!strcmp(dis, canon), "disassembly differs:\n%s---- expected\n%s", dis, canon);

@@ -562,6 +562,10 @@ static void t_bad_instruction(void)
 		".dword 0x0000000000001620\n",		/* add.f32 */
 		".dword 0x0000000000000020\n",		/* add without a type */
 		".dword 0x0000000000000b00\n",		/* ld.global without offset flag */
+		".dword 0x0000000000004a10\n.dword 5\n",	/* mov.u32 with a literal */
+		".dword 0x0000000000004e10\n.dword 5\n",	/* a literal imm32 could say */
+		".dword 0x0000000000006e10\n.dword 0x500000000\n",	/* literal and imm */
+		".dword 0x0000000000004e38\n.dword 0x500000000\n",	/* shl.u64: u32 count */
 	};
 
 	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -579,10 +583,52 @@ static void t_bad_instruction(void)
 			continue;
 		}
 		CHECK(err == WEFT_QERR_BAD_INSTRUCTION, "%s: error %u", bad[i], err);
+		if (err != WEFT_QERR_BAD_INSTRUCTION)
+			printf("%s\n", src);
 		CHECK_EQ(env_qreg(e, 3, WEFT_Q_ERROR_ADDR_LO) |
 			 (uint64_t)env_qreg(e, 3, WEFT_Q_ERROR_ADDR_HI) << 32, code + 8);
 		env_reset_queue(e, 3);
 	}
+}
+
+static void t_literal_fetch(void)
+{
+	struct env *e = fresh(0);
+	uint64_t *code, *args, *out;
+	uint64_t args_va = env_buf(e, 4096, WEFT_PTE_VALID, (void **)&args);
+	uint64_t out_va = env_buf(e, 4096, WEFT_PTE_VALID | WEFT_PTE_WRITE, (void **)&out);
+	/* Two adjacent executable pages; the literal of the instruction at the
+	 * end of the first sits at the start of the second. */
+	uint64_t gpa = env_alloc(e, 8192), cva = 0x30000000;
+	uint64_t prog[] = {
+		0x01e0000000000e03ull,	/* s2r.u64 r0, sr.args */
+		0x0000000000022f00ull,	/* ld.global.u64 r2, [r0+0] */
+	};
+	struct env_dispatch d = { cva + 4096 - 8 * 3, args_va, 8, { 1, 1, 1 }, { 1, 1, 1 } };
+	uint64_t *words;
+	size_t n;
+	char err[128];
+
+	env_map(e, cva, gpa, 8192, WEFT_PTE_VALID | WEFT_PTE_EXEC);
+	code = env_host(e, gpa);
+	*args = out_va;
+	if (weft_asm("s2r.u64 r0, sr.args\nld.global.u64 r2, [r0+0]\n"
+		     "mov.u64 r4, 0x0123456789abcdef\nst.global.u64 [r2+0], r4\nend\n",
+		     "lit", &words, &n, err, sizeof(err))) {
+		CHECK(0, "%s", err);
+		return;
+	}
+	CHECK_EQ(n, 6);
+	CHECK_EQ(words[0], prog[0]);
+	memcpy((uint8_t *)code + 4096 - 8 * 3, words, n * 8);	/* literal at the page start */
+	CHECK_EQ(env_dispatch(e, 0, &d), 0);
+	CHECK_EQ(out[0], 0x0123456789abcdefull);
+	/* Without the second page the literal fetch faults (EXEC, at its address). */
+	env_map(e, cva + 4096, gpa + 4096, 4096, 0);
+	CHECK_EQ(env_dispatch(e, 0, &d), WEFT_QERR_MMU_FAULT);
+	CHECK_EQ(env_reg(e, WEFT_REG_FAULT_ADDR_LO), (uint32_t)(cva + 4096));
+	CHECK_EQ(env_reg(e, WEFT_REG_FAULT_INFO) & 7, WEFT_FAULT_ACCESS_EXEC | WEFT_FAULT_NOT_PRESENT);
+	free(words);
 }
 
 static void t_watchdog(void)
@@ -767,6 +813,7 @@ int main(void)
 	h_run("exec: bad dispatch parameters", t_bad_dispatch);
 	h_run("exec: undefined instructions", t_bad_instruction);
 	h_run("exec: watchdog", t_watchdog);
+	h_run("exec: 64-bit literal word across a page boundary", t_literal_fetch);
 	h_run("mmu: faults, fault block, FAULT_ACK", t_mmu_faults);
 	h_run("reset: queue reset and DRIVER_READY=0 abort a running dispatch", t_reset_running_dispatch);
 	h_run("robustness: random batches and code", t_fuzz);

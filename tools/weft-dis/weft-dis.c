@@ -14,13 +14,25 @@
 
 #include "weft_isa.h"
 
+static void print_line(int verbose, const char *text, uint64_t off, const uint64_t *w, int n)
+{
+	if (!verbose) {
+		printf("\t%s\n", text);
+		return;
+	}
+	printf("\t%-40s # %04llx: %016llx", text, (unsigned long long)off, (unsigned long long)w[0]);
+	if (n > 1)
+		printf(" %016llx", (unsigned long long)w[1]);
+	printf("\n");
+}
+
 int main(int argc, char **argv)
 {
 	const char *in = NULL;
 	int verbose = 0, bad = 0;
+	uint64_t *words = NULL;
+	size_t n = 0, cap = 0, r;
 	unsigned char b[8];
-	uint64_t off = 0;
-	size_t r;
 	FILE *f;
 
 	for (int i = 1; i < argc; i++) {
@@ -44,29 +56,39 @@ int main(int argc, char **argv)
 	}
 	while ((r = fread(b, 1, 8, f)) == 8) {
 		uint64_t w = 0;
-		struct weft_inst inst;
-		char text[160];
-		int n;
 
 		for (int j = 0; j < 8; j++)
 			w |= (uint64_t)b[j] << (8 * j);
-		n = weft_isa_decode(&w, 1, &inst);
-		if (n < 0) {
-			snprintf(text, sizeof(text), ".dword 0x%016llx\t# %s", (unsigned long long)w,
-				 weft_isa_dec_error(n));
-			bad = 1;
-		} else {
-			weft_isa_print(&inst, text, sizeof(text));
+		if (n == cap) {
+			uint64_t *nw = realloc(words, (cap = cap ? 2 * cap : 512) * sizeof(*nw));
+
+			if (!nw) {
+				fprintf(stderr, "weft-dis: out of memory\n");
+				return 1;
+			}
+			words = nw;
 		}
-		if (verbose)
-			printf("\t%-40s # %04llx: %016llx\n", text, (unsigned long long)off,
-			       (unsigned long long)w);
-		else
-			printf("\t%s\n", text);
-		off += 8;
+		words[n++] = w;
 	}
 	if (f != stdin)
 		fclose(f);
+	for (size_t i = 0; i < n;) {
+		struct weft_inst inst;
+		char text[160];
+		int k = weft_isa_decode(&words[i], n - i, &inst);
+
+		if (k < 0) {
+			snprintf(text, sizeof(text), ".dword 0x%016llx\t# %s",
+				 (unsigned long long)words[i], weft_isa_dec_error(k));
+			bad = 1;
+			k = 1;
+		} else {
+			weft_isa_print(&inst, text, sizeof(text));
+		}
+		print_line(verbose, text, 8 * i, &words[i], k);
+		i += k;
+	}
+	free(words);
 	if (r) {
 		fprintf(stderr, "weft-dis: %s: %zu trailing bytes (not a multiple of 8)\n", in, r);
 		return 1;

@@ -33,5 +33,9 @@
 	set.gt.s32 r1, r2, -3
 	set.ge.u32 r1, r2, r3
 	sel.u64 r2, r4, r6, r9
+	mov.u64 r2, 0x0000000123456789
+	mov.s64 r2, 0x00000000ffffffff
+	add.s64 r4, r4, 0xfffffffed5fa0e00
+	and.u64 r4, r4, 0xffffffff00000000
 	nop
 	end
