@@ -17,9 +17,9 @@ export CC
 
 WEFT_ASM := $(BUILD)/hw/weft-asm
 
-.PHONY: all hw module igt tools check check-host check-vm demo clean
+.PHONY: all hw module igt tools bench check check-host check-vm demo clean
 
-all: hw module igt tools
+all: hw module igt tools bench
 
 hw:
 	$(MAKE) -C hw BUILD=$(BUILD)/hw
@@ -31,7 +31,11 @@ igt: hw
 	$(MAKE) -C igt-tests BUILD=$(BUILD)/igt WEFT_ASM=$(WEFT_ASM)
 
 tools: hw
-	$(MAKE) -C tools BUILD=$(BUILD)/tools WEFT_ASM=$(WEFT_ASM)
+	$(MAKE) -C tools BUILD=$(BUILD)/tools WEFT_ASM=$(WEFT_ASM) LIBWEFT=$(BUILD)/libweft
+
+# After tools: both link the one libweft in $(BUILD)/libweft.
+bench: tools
+	$(MAKE) -C bench BUILD=$(BUILD)/bench LIBWEFT=$(BUILD)/libweft
 
 check: all
 	BUILD=$(BUILD) tests/run-all
