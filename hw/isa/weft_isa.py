@@ -22,7 +22,26 @@ Instruction word (64 bits, little endian), fields:
 
 Every field an instruction does not use must be zero; a decoder rejects
 anything else, so every instruction has exactly one encoding.  64-bit
-operands live in an even-aligned register pair rN:rN+1 (rN low).
+operands live in an even-aligned register pair rN:rN+1 (rN low).  With
+lit = 1 the next word is a 64-bit literal for a 64-bit srci operand (only
+when imm32 cannot express the value).
+
+How the rest of the ISA fits (no field or format changes needed):
+
+- float ALU: the same alu class and operand roles with T in f16/f32/f64
+  (f16 in the low half of a 32-bit register); rounding / ftz modifiers in
+  mod (register forms) or as separate opcodes; comparisons like set.*.
+- control flow with divergence: structured opcodes (if/else/endif on a
+  32-bit lane-mask register, loop/break/continue/endloop, branch with a
+  signed imm32 word offset) in 0x004-0x00f; the model keeps a per-sub-group
+  mask stack and the per-lane loops already blend with the active mask M.
+- barrier / SLM: new classes; ld.local / st.local reuse the mem role.
+- atomics: d = old value, [rA] address, b / c data (no imm: the mem role
+  without offset, or a literal word for the offset).
+- cross-lane: shuffle (idx/xor/up/down: b = lane or delta, srci), broadcast,
+  vote/ballot (u32 mask result), reduce/scan (op in the opcode, T any
+  integer or float type) as new classes that see all lanes at once.
+- block load/store: the element count in the opcode or mod.
 """
 
 # name: (code, bits, kind)  kind: u = unsigned int, s = signed int, f = float
