@@ -669,8 +669,8 @@ static const struct drm_ioctl_desc weft_drm_ioctls[] = {
 DEFINE_DRM_GEM_FOPS(weft_drm_fops);
 
 static const struct drm_driver weft_drm_driver = {
-	.driver_features = DRIVER_RENDER | DRIVER_GEM | DRIVER_SYNCOBJ |
-			   DRIVER_SYNCOBJ_TIMELINE,
+	.driver_features = DRIVER_RENDER | DRIVER_GEM | DRIVER_GEM_GPUVA |
+			   DRIVER_SYNCOBJ | DRIVER_SYNCOBJ_TIMELINE,
 	.open = weft_open,
 	.postclose = weft_postclose,
 	.ioctls = weft_drm_ioctls,

@@ -201,6 +201,7 @@ static int weft_vm_map_pages(struct weft_vm *vm, u64 va, struct sg_table *sgt,
 		weft_vm_unmap_pages(vm, start, va - start);
 		return -EINVAL;
 	}
+	/* The entries must be visible before the GPU can use the VA. */
 	wmb();
 	return 0;
 }

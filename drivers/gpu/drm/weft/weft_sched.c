@@ -235,37 +235,48 @@ static int weft_hwq_reset_and_replay(struct weft_hwq *hwq)
 }
 
 /*
- * Recovers the queue after a timeout (@bad set) or a queue error: the
- * oldest job in the ring fails with @error, the queue is reset and the
- * other jobs run again. Runs on @reset_wq only.
+ * Recovers the queue after a queue error (@bad NULL) or a timeout of @bad:
+ * the culprit, the oldest job in the ring or @bad, fails with @error, the
+ * queue is reset and the other jobs in the ring are written again, so
+ * the jobs of other queues sharing the ring are not disturbed and the
+ * scheduler keeps its hardware-fence callbacks. Runs on @reset_wq only.
  */
 static void weft_hwq_recover(struct weft_hwq *hwq, struct weft_job *bad,
 			     int error)
 {
 	struct weft_job *culprit = NULL;
-
-	drm_sched_stop(&hwq->sched, bad ? &bad->base : NULL);
+	unsigned long flags;
+	LIST_HEAD(list);
 
 	mutex_lock(&hwq->ring_lock);
 	weft_hwq_signal_done(hwq);
 
-	if (!hwq->dead && (!bad || !dma_fence_is_signaled(bad->done_fence))) {
-		culprit = weft_hwq_take_oldest(hwq);
-		if (weft_hwq_reset_and_replay(hwq)) {
-			hwq->dead = true;
-			weft_hwq_fail_all(hwq, -EIO);
+	if (hwq->dead || (bad && dma_fence_is_signaled(bad->done_fence))) {
+		mutex_unlock(&hwq->ring_lock);
+		return;
+	}
+
+	if (bad) {
+		spin_lock_irqsave(&hwq->fence_lock, flags);
+		if (!list_empty(&bad->node)) {
+			list_del_init(&bad->node);
+			culprit = bad;
 		}
+		spin_unlock_irqrestore(&hwq->fence_lock, flags);
+	} else {
+		culprit = weft_hwq_take_oldest(hwq);
+	}
+
+	if (weft_hwq_reset_and_replay(hwq)) {
+		hwq->dead = true;
+		weft_hwq_fail_all(hwq, -EIO);
 	}
 	mutex_unlock(&hwq->ring_lock);
 
 	if (culprit) {
-		LIST_HEAD(list);
-
 		list_add(&culprit->node, &list);
 		weft_hwq_signal_list(&list, error);
 	}
-
-	drm_sched_start(&hwq->sched);
 }
 
 static void weft_hwq_error_work(struct work_struct *work)
@@ -344,9 +355,26 @@ weft_sched_timedout_job(struct drm_sched_job *sched_job)
 {
 	struct weft_job *job = to_weft_job(sched_job);
 	struct weft_hwq *hwq = job->hwq;
+	struct drm_gpu_scheduler *sched = &hwq->sched;
 
-	drm_dbg_driver(&hwq->wdev->base, "queue %u: job %llu timed out\n",
-		       hwq->idx, job->seqno);
+	/*
+	 * The scheduler took the job off its pending list so it cannot be
+	 * freed under us. Put it back at the head, where it was, before its
+	 * hardware fence signals: the normal completion path then frees it,
+	 * and the other jobs in the ring keep running.
+	 */
+	spin_lock(&sched->job_list_lock);
+	list_add(&sched_job->list, &sched->pending_list);
+	spin_unlock(&sched->job_list_lock);
+
+	/* run_job() failed it: there is nothing in the ring. */
+	if (!job->fence_inited)
+		return DRM_GPU_SCHED_STAT_NOMINAL;
+
+	if (!dma_fence_is_signaled(job->done_fence))
+		drm_dbg_driver(&hwq->wdev->base,
+			       "queue %u: job %llu timed out\n", hwq->idx,
+			       job->seqno);
 	weft_hwq_recover(hwq, job, -ETIMEDOUT);
 	return DRM_GPU_SCHED_STAT_NOMINAL;
 }
