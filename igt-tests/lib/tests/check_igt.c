@@ -274,6 +274,13 @@ static void check_runner(void)
 		fprintf(stderr, "--- runner output ---\n%s---\n", r.out);
 	free(r.out);
 
+	r = run("SELFTEST_CRASH=9 '%s' --filter '*@crash' '%s'", runner, dir);
+	check(r.rc == 1 && matches(r.out, "^igt_selftest@crash: fail "
+				   "\\([0-9.]+s\\) \\[killed by signal 9\\]$") &&
+	      !matches(r.out, "Killed"),
+	      "runner: SIGKILL before the deadline is not a timeout");
+	free(r.out);
+
 	r = run("'%s' --filter 'igt_selftest@pass' --filter '*@formatted-*' "
 		"'%s'", runner, dir);
 	check(r.rc == 0 && matches(r.out, "^3 passed, 0 failed, 0 skipped$"),

@@ -5,7 +5,8 @@
  * The subject of the library's self-test: subtests that pass, fail and skip
  * in every way the library supports. check_igt runs it and checks the exit
  * codes and the result lines. SELFTEST_HANG=1 makes "hang" sleep and
- * SELFTEST_CRASH=1 makes "crash" die of SIGSEGV, for the runner's tests;
+ * SELFTEST_CRASH=1 (9) makes "crash" die of SIGSEGV (SIGKILL), for the
+ * runner's tests;
  * SELFTEST_FIXTURE_FAIL=1 makes a fixture fail (which, as in IGT, fails the
  * whole run, whichever subtests are selected).
  */
@@ -121,10 +122,13 @@ igt_main
 			sleep(100);
 	}
 
-	igt_describe("Dies of SIGSEGV with SELFTEST_CRASH=1.");
+	igt_describe("Dies of SIGSEGV with SELFTEST_CRASH=1, of SIGKILL with "
+		     "SELFTEST_CRASH=9.");
 	igt_subtest("crash") {
-		if (getenv("SELFTEST_CRASH"))
-			raise(SIGSEGV);
+		const char *crash = getenv("SELFTEST_CRASH");
+
+		if (crash)
+			raise(atoi(crash) == 9 ? SIGKILL : SIGSEGV);
 	}
 
 	igt_subtest_group {

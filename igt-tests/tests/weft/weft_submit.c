@@ -150,20 +150,71 @@ static void expect_job_error(int fd, struct ctx *ctx,
 	weft_assert_device_alive(fd);
 }
 
+/* A ctx that runs the write_ids kernel: its code and argument buffers. */
+struct write_ids {
+	struct ctx ctx;
+	struct weft_bo *code;
+	struct weft_bo *args;
+	struct weft_batch batch;
+};
+
+/*
+ * Sets up a batch with one DISPATCH of write_ids over a 1-D range, writing
+ * to @out_va (in the ctx's VM when @out_size is nonzero, in ctx.data
+ * otherwise), its code mapped with @code_flags.
+ */
+static struct weft_bo *write_ids_init(int fd, struct write_ids *w,
+				      uint32_t simd, uint32_t local,
+				      uint32_t global, uint32_t code_flags,
+				      uint64_t out_size)
+{
+	struct weft_dispatch d = {
+		.simd = simd,
+		.global_size = { global, 1, 1 },
+		.local_size = { local, 1, 1 },
+	};
+	struct weft_bo *out;
+
+	ctx_init(fd, &w->ctx);
+	w->code = weft_bo_new(fd, sizeof(weft_write_ids_kernel), w->ctx.vm,
+			      weft_test_va(&info, 2), code_flags);
+	memcpy(w->code->map, weft_write_ids_kernel,
+	       sizeof(weft_write_ids_kernel));
+	w->args = weft_bo_new(fd, PAGE, w->ctx.vm, weft_test_va(&info, 3),
+			      DRM_WEFT_VM_BIND_OP_MAP_READONLY);
+	out = out_size ? weft_bo_new(fd, out_size, w->ctx.vm,
+				     weft_test_va(&info, 4), 0) : w->ctx.data;
+	*(uint64_t *)w->args->map = out->va;
+
+	d.code_va = w->code->va;
+	d.args_va = w->args->va;
+	batch_at(&w->ctx, &w->batch, 0);
+	weft_batch_dispatch(&w->batch, &d);
+	weft_batch_end(&w->batch);
+	return out;
+}
+
+static void write_ids_fini(int fd, struct write_ids *w)
+{
+	weft_bo_free(fd, w->args);
+	weft_bo_free(fd, w->code);
+	ctx_fini(fd, &w->ctx);
+}
+
 /*
  * The write_ids kernel stores, for each work-item,
  * {global_id.x, group_id.x, subgroup_id, lane_id} at out + global_id.x * 16.
+ * Checks every word against a reference, and that no word past the global
+ * size was written.
  */
 static void dispatch_write_ids(int fd, uint32_t simd, uint32_t local,
 			       uint32_t global)
 {
 	const uint64_t out_size = ALIGN((uint64_t)(global + 64) * 16, PAGE);
-	struct weft_bo *code, *args, *out;
-	struct weft_dispatch d = {};
-	struct weft_batch batch;
+	struct write_ids w;
+	struct weft_bo *out;
 	uint32_t *words;
 	uint32_t bad = 0;
-	struct ctx ctx;
 
 	igt_require(info.simd_widths & simd);
 	igt_require_f(local <= info.max_wg_size,
@@ -172,33 +223,13 @@ static void dispatch_write_ids(int fd, uint32_t simd, uint32_t local,
 	igt_info("simd %u, local size %u, global size %u\n", simd, local,
 		 global);
 
-	ctx_init(fd, &ctx);
-	code = weft_bo_new(fd, sizeof(weft_write_ids_kernel), ctx.vm,
-			   weft_test_va(&info, 2),
-			   DRM_WEFT_VM_BIND_OP_MAP_EXEC |
-			   DRM_WEFT_VM_BIND_OP_MAP_READONLY);
-	memcpy(code->map, weft_write_ids_kernel, sizeof(weft_write_ids_kernel));
-	args = weft_bo_new(fd, PAGE, ctx.vm, weft_test_va(&info, 3),
-			   DRM_WEFT_VM_BIND_OP_MAP_READONLY);
-	out = weft_bo_new(fd, out_size, ctx.vm, weft_test_va(&info, 4), 0);
-	*(uint64_t *)args->map = out->va;
+	out = write_ids_init(fd, &w, simd, local, global,
+			     DRM_WEFT_VM_BIND_OP_MAP_EXEC |
+			     DRM_WEFT_VM_BIND_OP_MAP_READONLY, out_size);
 	words = out->map;
 	for (uint64_t i = 0; i < out_size / 4; i++)
 		words[i] = SENTINEL;
-
-	d.code_va = code->va;
-	d.args_va = args->va;
-	d.simd = simd;
-	d.global_size[0] = global;
-	d.global_size[1] = 1;
-	d.global_size[2] = 1;
-	d.local_size[0] = local;
-	d.local_size[1] = 1;
-	d.local_size[2] = 1;
-	batch_at(&ctx, &batch, 0);
-	weft_batch_dispatch(&batch, &d);
-	weft_batch_end(&batch);
-	igt_assert_eq(run_batch(fd, &ctx, &batch), 0);
+	igt_assert_eq(run_batch(fd, &w.ctx, &w.batch), 0);
 
 	for (uint32_t gid = 0; gid < global; gid++) {
 		const uint32_t lid = gid % local;
@@ -206,15 +237,15 @@ static void dispatch_write_ids(int fd, uint32_t simd, uint32_t local,
 			gid, gid / local, lid / simd, lid % simd,
 		};
 
-		for (int w = 0; w < 4; w++) {
-			uint32_t got = words[gid * 4 + w];
+		for (int i = 0; i < 4; i++) {
+			uint32_t got = words[gid * 4 + i];
 
-			if (got == expect[w])
+			if (got == expect[i])
 				continue;
 			if (bad++ < 16)
 				igt_warn("work-item %u word %d: got %#x, "
-					 "expected %#x\n", gid, w, got,
-					 expect[w]);
+					 "expected %#x\n", gid, i, got,
+					 expect[i]);
 		}
 	}
 	for (uint64_t i = (uint64_t)global * 4; i < out_size / 4; i++) {
@@ -227,45 +258,18 @@ static void dispatch_write_ids(int fd, uint32_t simd, uint32_t local,
 	igt_assert_f(bad == 0, "%u wrong words\n", bad);
 
 	weft_bo_free(fd, out);
-	weft_bo_free(fd, args);
-	weft_bo_free(fd, code);
-	ctx_fini(fd, &ctx);
+	write_ids_fini(fd, &w);
 }
 
 /* A DISPATCH of write_ids with bad parameters must fail the job. */
 static void dispatch_bad(int fd, uint32_t simd, uint32_t local,
 			 uint32_t global, uint32_t code_flags)
 {
-	struct weft_bo *code, *args;
-	struct weft_dispatch d = {};
-	struct weft_batch batch;
-	struct ctx ctx;
+	struct write_ids w;
 
-	ctx_init(fd, &ctx);
-	code = weft_bo_new(fd, sizeof(weft_write_ids_kernel), ctx.vm,
-			   weft_test_va(&info, 2), code_flags);
-	memcpy(code->map, weft_write_ids_kernel, sizeof(weft_write_ids_kernel));
-	args = weft_bo_new(fd, PAGE, ctx.vm, weft_test_va(&info, 3), 0);
-	*(uint64_t *)args->map = ctx.data->va;
-	memset(ctx.data->map, 0, ctx.data->size);
-
-	d.code_va = code->va;
-	d.args_va = args->va;
-	d.simd = simd;
-	d.global_size[0] = global;
-	d.global_size[1] = 1;
-	d.global_size[2] = 1;
-	d.local_size[0] = local;
-	d.local_size[1] = 1;
-	d.local_size[2] = 1;
-	batch_at(&ctx, &batch, 0);
-	weft_batch_dispatch(&batch, &d);
-	weft_batch_end(&batch);
-	expect_job_error(fd, &ctx, &batch);
-
-	weft_bo_free(fd, args);
-	weft_bo_free(fd, code);
-	ctx_fini(fd, &ctx);
+	write_ids_init(fd, &w, simd, local, global, code_flags, 0);
+	expect_job_error(fd, &w.ctx, &w.batch);
+	write_ids_fini(fd, &w);
 }
 
 static void bad_stride(int fd, struct ctx *ctx, struct drm_weft_job *job,

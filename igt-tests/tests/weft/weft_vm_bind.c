@@ -75,6 +75,35 @@ static int gpu_write(int fd, struct ctx *ctx, uint64_t va, uint64_t value)
 				    weft_batch_size(&batch));
 }
 
+static uint64_t *u64_at(struct weft_bo *bo, uint64_t offset)
+{
+	return (uint64_t *)((char *)bo->map + offset);
+}
+
+/* A GPU write to @va must succeed and land at @offset of @bo. */
+static void write_ok(int fd, struct ctx *ctx, uint64_t va, uint64_t value,
+		     struct weft_bo *bo, uint64_t offset)
+{
+	igt_assert_eq(gpu_write(fd, ctx, va, value), 0);
+	igt_assert_eq_u64(*u64_at(bo, offset), value);
+}
+
+/*
+ * A GPU write to @va must fail its job and leave @offset of @bo untouched;
+ * the device must keep working.
+ */
+static void write_faults(int fd, struct ctx *ctx, uint64_t va,
+			 struct weft_bo *bo, uint64_t offset)
+{
+	uint64_t before = *u64_at(bo, offset);
+	int status = gpu_write(fd, ctx, va, ~before);
+
+	igt_info("job fence error: %d (%s)\n", status, strerror(-status));
+	igt_assert_lt(status, 0);
+	igt_assert_eq_u64(*u64_at(bo, offset), before);
+	weft_assert_device_alive(fd);
+}
+
 static struct drm_weft_vm_bind_op map_op(uint32_t handle, uint64_t bo_offset,
 					 uint64_t va, uint64_t size)
 {
@@ -105,11 +134,6 @@ static void bind_op_err(int fd, uint32_t vm, struct drm_weft_vm_bind_op op,
 	};
 
 	do_ioctl_err(fd, DRM_IOCTL_WEFT_VM_BIND, &bind, err);
-}
-
-static uint64_t *u64_at(struct weft_bo *bo, uint64_t offset)
-{
-	return (uint64_t *)((char *)bo->map + offset);
 }
 
 igt_main
@@ -575,13 +599,9 @@ igt_main
 		ctx_init(fd, &ctx);
 		memset(bo->map, 0, bo->size);
 		weft_vm_bind_map(fd, ctx.vm, bo->handle, 0, va, bo->size, 0);
-		igt_assert_eq(gpu_write(fd, &ctx, va, 0x1122334455667788ull),
-			      0);
-		igt_assert_eq(gpu_write(fd, &ctx, va + 3 * PAGE + 8,
-					0xfeedfacecafef00dull), 0);
-		igt_assert_eq_u64(*u64_at(bo, 0), 0x1122334455667788ull);
-		igt_assert_eq_u64(*u64_at(bo, 3 * PAGE + 8),
-				  0xfeedfacecafef00dull);
+		write_ok(fd, &ctx, va, 0x1122334455667788ull, bo, 0);
+		write_ok(fd, &ctx, va + 3 * PAGE + 8, 0xfeedfacecafef00dull, bo,
+			 3 * PAGE + 8);
 		igt_assert_eq_u64(*u64_at(bo, 8), 0);
 		ctx_fini(fd, &ctx);
 	}
@@ -598,12 +618,9 @@ igt_main
 				 0);
 		weft_vm_bind_map(fd, ctx.vm, bo->handle, PAGE, va + 2 * PAGE,
 				 PAGE, 0);
-		igt_assert_eq(gpu_write(fd, &ctx, va + 16, 1), 0);
-		igt_assert_eq(gpu_write(fd, &ctx, va + PAGE + 24, 2), 0);
-		igt_assert_eq(gpu_write(fd, &ctx, va + 2 * PAGE + 32, 3), 0);
-		igt_assert_eq_u64(*u64_at(bo, 2 * PAGE + 16), 1);
-		igt_assert_eq_u64(*u64_at(bo, 3 * PAGE + 24), 2);
-		igt_assert_eq_u64(*u64_at(bo, PAGE + 32), 3);
+		write_ok(fd, &ctx, va + 16, 1, bo, 2 * PAGE + 16);
+		write_ok(fd, &ctx, va + PAGE + 24, 2, bo, 3 * PAGE + 24);
+		write_ok(fd, &ctx, va + 2 * PAGE + 32, 3, bo, PAGE + 32);
 		igt_assert_eq_u64(*u64_at(bo, 16), 0);
 		ctx_fini(fd, &ctx);
 	}
@@ -611,17 +628,14 @@ igt_main
 	igt_describe("Check that writes through two aliases of a page land "
 		     "in the same memory.");
 	igt_subtest("gpu-write-aliased") {
-		uint64_t va2 = weft_test_va(&info, 2);
 		struct ctx ctx;
 
 		ctx_init(fd, &ctx);
-		memset(bo->map, 0, bo->size);
 		weft_vm_bind_map(fd, ctx.vm, bo->handle, 0, va, PAGE, 0);
-		weft_vm_bind_map(fd, ctx.vm, bo->handle, 0, va2, PAGE, 0);
-		igt_assert_eq(gpu_write(fd, &ctx, va + 8, 0xaaaa), 0);
-		igt_assert_eq(gpu_write(fd, &ctx, va2 + 16, 0xbbbb), 0);
-		igt_assert_eq_u64(*u64_at(bo, 8), 0xaaaa);
-		igt_assert_eq_u64(*u64_at(bo, 16), 0xbbbb);
+		weft_vm_bind_map(fd, ctx.vm, bo->handle, 0,
+				 weft_test_va(&info, 2), PAGE, 0);
+		write_ok(fd, &ctx, va + 8, 0xaaaa, bo, 8);
+		write_ok(fd, &ctx, weft_test_va(&info, 2) + 16, 0xbbbb, bo, 16);
 		ctx_fini(fd, &ctx);
 	}
 
@@ -632,16 +646,10 @@ igt_main
 		struct ctx ctx;
 
 		ctx_init(fd, &ctx);
-		memset(bo->map, 0, bo->size);
 		weft_vm_bind_map(fd, ctx.vm, bo->handle, 0, va, bo->size, 0);
-		igt_assert_eq(gpu_write(fd, &ctx, va + 8, 1), 0);
-		igt_assert_eq_u64(*u64_at(bo, 8), 1);
-
+		write_ok(fd, &ctx, va + 8, 1, bo, 8);
 		weft_vm_bind_unmap(fd, ctx.vm, va, bo->size);
-		igt_assert_lt(gpu_write(fd, &ctx, va + 8, 2), 0);
-		igt_assert_eq_u64(*u64_at(bo, 8), 1);
-
-		weft_assert_device_alive(fd);
+		write_faults(fd, &ctx, va + 8, bo, 8);
 		ctx_fini(fd, &ctx);
 	}
 
@@ -651,16 +659,11 @@ igt_main
 		struct ctx ctx;
 
 		ctx_init(fd, &ctx);
-		memset(bo->map, 0, bo->size);
 		weft_vm_bind_map(fd, ctx.vm, bo->handle, 0, va, 3 * PAGE, 0);
 		weft_vm_bind_unmap(fd, ctx.vm, va + PAGE, PAGE);
-		igt_assert_eq(gpu_write(fd, &ctx, va, 1), 0);
-		igt_assert_eq(gpu_write(fd, &ctx, va + 2 * PAGE, 3), 0);
-		igt_assert_eq_u64(*u64_at(bo, 0), 1);
-		igt_assert_eq_u64(*u64_at(bo, 2 * PAGE), 3);
-		igt_assert_lt(gpu_write(fd, &ctx, va + PAGE, 2), 0);
-		igt_assert_eq_u64(*u64_at(bo, PAGE), 0);
-		weft_assert_device_alive(fd);
+		write_ok(fd, &ctx, va, 1, bo, 0);
+		write_ok(fd, &ctx, va + 2 * PAGE, 3, bo, 2 * PAGE);
+		write_faults(fd, &ctx, va + PAGE, bo, PAGE);
 		ctx_fini(fd, &ctx);
 	}
 
@@ -670,12 +673,9 @@ igt_main
 		struct ctx ctx;
 
 		ctx_init(fd, &ctx);
-		memset(bo->map, 0, bo->size);
 		weft_vm_bind_map(fd, ctx.vm, bo->handle, 0, va, bo->size,
 				 DRM_WEFT_VM_BIND_OP_MAP_READONLY);
-		igt_assert_lt(gpu_write(fd, &ctx, va + 8, 0x5a5a), 0);
-		igt_assert_eq_u64(*u64_at(bo, 8), 0);
-		weft_assert_device_alive(fd);
+		write_faults(fd, &ctx, va + 8, bo, 8);
 		ctx_fini(fd, &ctx);
 	}
 
@@ -686,12 +686,10 @@ igt_main
 
 		ctx_init(fd, &good);
 		ctx_init(fd, &bad);
-		memset(bo->map, 0, bo->size);
 		weft_vm_bind_map(fd, good.vm, bo->handle, 0, va, bo->size, 0);
+		/* Nothing is mapped at va in the bad VM. */
 		igt_assert_lt(gpu_write(fd, &bad, va, 1), 0);
-		igt_assert_eq(gpu_write(fd, &good, va + 8, 2), 0);
-		igt_assert_eq_u64(*u64_at(bo, 0), 0);
-		igt_assert_eq_u64(*u64_at(bo, 8), 2);
+		write_ok(fd, &good, va + 8, 2, bo, 8);
 		ctx_fini(fd, &bad);
 		ctx_fini(fd, &good);
 	}
