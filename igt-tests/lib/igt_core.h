@@ -209,8 +209,6 @@ void igt_vlog(const char *domain, enum igt_log_level level,
 #define igt_assert_lte(n1, n2) igt_assert_cmpint(n1, <=, >, n2)
 #define igt_assert_eq_u32(n1, n2) igt_assert_cmpuint(n1, ==, !=, n2)
 #define igt_assert_neq_u32(n1, n2) igt_assert_cmpuint(n1, !=, ==, n2)
-#define igt_assert_lt_u32(n1, n2) igt_assert_cmpuint(n1, <, >=, n2)
-#define igt_assert_lte_u32(n1, n2) igt_assert_cmpuint(n1, <=, >, n2)
 #define igt_assert_eq_s64(n1, n2) igt_assert_cmps64(n1, ==, !=, n2)
 #define igt_assert_eq_u64(n1, n2) igt_assert_cmpu64(n1, ==, !=, n2)
 #define igt_assert_neq_u64(n1, n2) igt_assert_cmpu64(n1, !=, ==, n2)

@@ -49,13 +49,13 @@ static void check_device_info(int fd)
 	igt_assert_eq_u32(info.hw_version >> 16, 1);
 	/* Bit n means SIMD width 1 << n: 8, 16 and 32 give 0x38. */
 	igt_assert_eq_u32(info.simd_widths, 8 | 16 | 32);
-	igt_assert_lte_u32(32, info.max_wg_size);
-	igt_assert_lte_u32(info.max_wg_size, 65536);
-	igt_assert_lt_u32(0, info.slm_size);
+	igt_assert_lte_u64(32, info.max_wg_size);
+	igt_assert_lte_u64(info.max_wg_size, 65536);
+	igt_assert_lt_u64(0, info.slm_size);
 	igt_assert_eq_u32(info.va_bits, 48);
-	igt_assert_lte_u32(1, info.num_queues);
-	igt_assert_lte_u32(info.num_queues, 256);
-	igt_assert_lte_u32(1, info.num_cores);
+	igt_assert_lte_u64(1, info.num_queues);
+	igt_assert_lte_u64(info.num_queues, 256);
+	igt_assert_lte_u64(1, info.num_cores);
 	igt_assert_eq_u64(info.user_va_start % WEFT_PAGE_SIZE, 0);
 	igt_assert_eq_u64(info.user_va_end % WEFT_PAGE_SIZE, 0);
 	igt_assert_lt_u64(info.user_va_start, info.user_va_end);
