@@ -41,6 +41,17 @@ IGT_TEST_DESCRIPTION("Tests for submitting Weft batches: sync objects, "
 
 static struct drm_weft_device_info info;
 
+/* A job and a sync as a newer userspace passes them: 16 more bytes each. */
+struct job_ext {
+	struct drm_weft_job job;
+	uint8_t ext[16];
+};
+
+struct sync_ext {
+	struct drm_weft_sync sync;
+	uint8_t ext[16];
+};
+
 /* A VM, a queue and a batch buffer mapped at slot 0. */
 struct ctx {
 	uint32_t vm;
@@ -115,14 +126,20 @@ static void wait_ok(int fd, uint32_t syncobj)
 	igt_assert_eq(weft_syncobj_status(fd, syncobj), 1);
 }
 
+/* A job whose batch is END only. */
+static struct drm_weft_job empty_job(struct ctx *ctx)
+{
+	return (struct drm_weft_job) {
+		.batch_va = end_batch(ctx, 0),
+		.batch_size = 4,
+	};
+}
+
 /* Submits one job with @out as its only out-sync; expects @err. */
 static void submit_sync_err(int fd, struct ctx *ctx, struct drm_weft_sync *in,
 			    struct drm_weft_sync *out, int err)
 {
-	struct drm_weft_job job = {
-		.batch_va = end_batch(ctx, 0),
-		.batch_size = 4,
-	};
+	struct drm_weft_job job = empty_job(ctx);
 
 	if (in)
 		job.in_syncs = (struct drm_weft_obj_array)
@@ -519,14 +536,8 @@ igt_main
 	igt_describe("Check that elements larger than the kernel's structs "
 		     "are accepted when the extra bytes are zero.");
 	igt_subtest("submit-stride-larger") {
-		struct {
-			struct drm_weft_job job;
-			uint64_t ext[2];
-		} job = {};
-		struct {
-			struct drm_weft_sync sync;
-			uint64_t ext[3];
-		} out = {};
+		struct job_ext job = {};
+		struct sync_ext out = {};
 		struct drm_weft_submit s = {
 			.queue_id = ctx.queue,
 			.jobs = DRM_WEFT_OBJ_ARRAY(1, &job),
@@ -544,10 +555,7 @@ igt_main
 
 	igt_describe("Make sure unknown submit flags are rejected.");
 	igt_subtest("bad-flags") {
-		struct drm_weft_job job = {
-			.batch_va = end_batch(&ctx, 0),
-			.batch_size = 4,
-		};
+		struct drm_weft_job job = empty_job(&ctx);
 		struct drm_weft_submit s = {
 			.queue_id = ctx.queue,
 			.jobs = DRM_WEFT_OBJ_ARRAY(1, &job),
@@ -563,10 +571,7 @@ igt_main
 	igt_subtest("bad-queue-id") {
 		uint32_t queue2 = weft_queue_create(fd, ctx.vm,
 					DRM_WEFT_QUEUE_PRIORITY_NORMAL);
-		struct drm_weft_job job = {
-			.batch_va = end_batch(&ctx, 0),
-			.batch_size = 4,
-		};
+		struct drm_weft_job job = empty_job(&ctx);
 
 		weft_queue_destroy(fd, queue2);
 		igt_assert_eq(submit(fd, 0, &job, 1), -ENOENT);
@@ -681,10 +686,7 @@ igt_main
 		     "structs are rejected.");
 	igt_subtest("bad-stride") {
 		struct drm_weft_sync sync = {};
-		struct drm_weft_job job = {
-			.batch_va = end_batch(&ctx, 0),
-			.batch_size = 4,
-		};
+		struct drm_weft_job job = empty_job(&ctx);
 		struct drm_weft_submit s = {
 			.queue_id = ctx.queue,
 			.jobs = DRM_WEFT_OBJ_ARRAY(1, &job),
@@ -712,14 +714,8 @@ igt_main
 	igt_describe("Make sure nonzero bytes past the kernel's structs in "
 		     "larger elements are rejected.");
 	igt_subtest("bad-stride-tail") {
-		struct {
-			struct drm_weft_job job;
-			uint8_t ext[16];
-		} job = {};
-		struct {
-			struct drm_weft_sync sync;
-			uint8_t ext[16];
-		} sync = {};
+		struct job_ext job = {};
+		struct sync_ext sync = {};
 		struct drm_weft_submit s = {
 			.queue_id = ctx.queue,
 			.jobs = DRM_WEFT_OBJ_ARRAY(1, &job),
@@ -784,10 +780,7 @@ igt_main
 
 	igt_describe("Make sure unreadable job and sync arrays are rejected.");
 	igt_subtest("bad-array-pointer") {
-		struct drm_weft_job job = {
-			.batch_va = end_batch(&ctx, 0),
-			.batch_size = 4,
-		};
+		struct drm_weft_job job = empty_job(&ctx);
 		struct drm_weft_submit s = {
 			.queue_id = ctx.queue,
 			.jobs = DRM_WEFT_OBJ_ARRAY(1, &job),

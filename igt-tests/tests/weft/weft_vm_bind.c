@@ -40,6 +40,12 @@ IGT_TEST_DESCRIPTION("Tests for Weft GPU virtual memory: VM creation and "
 
 static struct drm_weft_device_info info;
 
+/* A bind op as a newer userspace passes it: 16 more bytes. */
+struct op_ext {
+	struct drm_weft_vm_bind_op op;
+	uint8_t ext[16];
+};
+
 /* A VM with a queue and a batch buffer mapped at slot 0. */
 struct ctx {
 	uint32_t vm;
@@ -293,10 +299,7 @@ igt_main
 	igt_describe("Check that elements larger than the kernel's struct are "
 		     "accepted when the extra bytes are zero.");
 	igt_subtest("bind-stride-larger") {
-		struct {
-			struct drm_weft_vm_bind_op op;
-			uint64_t ext[2];
-		} ops[2] = {
+		struct op_ext ops[2] = {
 			{ .op = map_op(bo->handle, 0, va, PAGE) },
 			{ .op = unmap_op(va, PAGE) },
 		};
@@ -546,10 +549,7 @@ igt_main
 	igt_describe("Make sure nonzero bytes past the kernel's struct in a "
 		     "larger element are rejected.");
 	igt_subtest("bad-stride-tail") {
-		struct {
-			struct drm_weft_vm_bind_op op;
-			uint8_t ext[16];
-		} elem = { .op = map_op(bo->handle, 0, va, PAGE) };
+		struct op_ext elem = { .op = map_op(bo->handle, 0, va, PAGE) };
 		struct drm_weft_vm_bind bind = {
 			.vm_id = vm,
 			.ops = DRM_WEFT_OBJ_ARRAY(1, &elem),
