@@ -33,12 +33,15 @@ struct sg_ctx {
 	uint32_t gid[3];
 	uint32_t lsz[3];	/* actual size of this (possibly partial) group */
 	uint32_t nitems, nsub, sg;
+	bool lid_valid;		/* lid[] computed for this sub-group */
+	uint32_t lid[3][WEFT_MAX_LANES];
 };
 
 struct weft_worker {
 	struct weft_pool *pool;
 	pthread_t th;
 	uint64_t seq;
+	uint64_t pending;	/* executed instructions not yet accounted */
 	uint64_t dc_gen;
 	struct dc_entry *dc;
 	uint32_t (*R)[WEFT_MAX_LANES];
@@ -116,17 +119,34 @@ static const struct dc_entry *fetch(struct weft_worker *w, uint64_t pc)
 	return e;
 }
 
-static uint64_t sreg_value(const struct sg_ctx *c, unsigned sr, unsigned lane)
+/* Local ids of the sub-group's lanes: one division, then counting. */
+static void compute_lids(struct sg_ctx *c)
+{
+	uint32_t simd = c->dp->simd, lin = c->sg * simd;
+	uint32_t x = lin % c->lsz[0], y = (lin / c->lsz[0]) % c->lsz[1];
+	uint32_t z = lin / (c->lsz[0] * c->lsz[1]);
+
+	for (uint32_t l = 0; l < simd; l++) {
+		c->lid[0][l] = x;
+		c->lid[1][l] = y;
+		c->lid[2][l] = z;
+		if (++x == c->lsz[0]) {
+			x = 0;
+			if (++y == c->lsz[1]) {
+				y = 0;
+				z++;
+			}
+		}
+	}
+	c->lid_valid = true;
+}
+
+/* The value of a sub-group-uniform special register. */
+static uint64_t sreg_uniform(const struct sg_ctx *c, unsigned sr)
 {
 	const struct weft_dispatch_params *dp = c->dp;
-	uint32_t lin = c->sg * dp->simd + lane;
-	uint32_t lid[3];
 
-	lid[0] = lin % c->lsz[0];
-	lid[1] = (lin / c->lsz[0]) % c->lsz[1];
-	lid[2] = lin / (c->lsz[0] * c->lsz[1]);
 	switch (sr) {
-	case WEFT_SR_LANE_ID: return lane;
 	case WEFT_SR_SUBGROUP_ID: return c->sg;
 	case WEFT_SR_SUBGROUP_SIZE: {
 		uint32_t left = c->nitems - c->sg * dp->simd;
@@ -134,19 +154,12 @@ static uint64_t sreg_value(const struct sg_ctx *c, unsigned sr, unsigned lane)
 		return left < dp->simd ? left : dp->simd;
 	}
 	case WEFT_SR_NUM_SUBGROUPS: return c->nsub;
-	case WEFT_SR_LOCAL_ID_X ... WEFT_SR_LOCAL_ID_Z: return lid[sr - WEFT_SR_LOCAL_ID_X];
 	case WEFT_SR_GROUP_ID_X ... WEFT_SR_GROUP_ID_Z: return c->gid[sr - WEFT_SR_GROUP_ID_X];
-	case WEFT_SR_GLOBAL_ID_X ... WEFT_SR_GLOBAL_ID_Z: {
-		unsigned i = sr - WEFT_SR_GLOBAL_ID_X;
-
-		return (uint64_t)c->gid[i] * dp->lsize[i] + lid[i] + dp->goff[i];
-	}
 	case WEFT_SR_LOCAL_SIZE_X ... WEFT_SR_LOCAL_SIZE_Z: return c->lsz[sr - WEFT_SR_LOCAL_SIZE_X];
 	case WEFT_SR_GLOBAL_SIZE_X ... WEFT_SR_GLOBAL_SIZE_Z: return dp->gsize[sr - WEFT_SR_GLOBAL_SIZE_X];
 	case WEFT_SR_NUM_GROUPS_X ... WEFT_SR_NUM_GROUPS_Z: return c->ngroups[sr - WEFT_SR_NUM_GROUPS_X];
 	case WEFT_SR_GLOBAL_OFFSET_X ... WEFT_SR_GLOBAL_OFFSET_Z:
 		return dp->goff[sr - WEFT_SR_GLOBAL_OFFSET_X];
-	case WEFT_SR_LOCAL_LINEAR_ID: return lin;
 	case WEFT_SR_MAX_SUBGROUP_SIZE: return dp->simd;
 	case WEFT_SR_ENQUEUED_LOCAL_SIZE_X ... WEFT_SR_ENQUEUED_LOCAL_SIZE_Z:
 		return dp->lsize[sr - WEFT_SR_ENQUEUED_LOCAL_SIZE_X];
@@ -201,38 +214,211 @@ static void exec_cvt(const struct weft_inst *in, uint32_t (*R)[WEFT_MAX_LANES],
 	}
 }
 
-static void exec_s2r(const struct sg_ctx *c, const struct weft_inst *in,
+static void exec_s2r(struct sg_ctx *c, const struct weft_inst *in,
 		     uint32_t (*R)[WEFT_MAX_LANES], const uint32_t *M, unsigned NL)
 {
-	unsigned bits = weft_isa_type_bits(in->t);
+	const struct weft_dispatch_params *dp = c->dp;
+	uint64_t v[WEFT_MAX_LANES];
+	unsigned sr = in->mod, i;
+	uint32_t lin0 = c->sg * dp->simd;
 
-	for (unsigned l = 0; l < NL; l++)
-		if (M[l])
-			write_lane(R, in->d, bits, l, sreg_value(c, in->mod, l));
+	switch (sr) {
+	case WEFT_SR_LANE_ID:
+		for (unsigned l = 0; l < NL; l++)
+			v[l] = l;
+		break;
+	case WEFT_SR_LOCAL_LINEAR_ID:
+		for (unsigned l = 0; l < NL; l++)
+			v[l] = lin0 + l;
+		break;
+	case WEFT_SR_LOCAL_ID_X ... WEFT_SR_LOCAL_ID_Z:
+		if (!c->lid_valid)
+			compute_lids(c);
+		for (unsigned l = 0; l < NL; l++)
+			v[l] = c->lid[sr - WEFT_SR_LOCAL_ID_X][l];
+		break;
+	case WEFT_SR_GLOBAL_ID_X ... WEFT_SR_GLOBAL_ID_Z: {
+		uint64_t base;
+
+		if (!c->lid_valid)
+			compute_lids(c);
+		i = sr - WEFT_SR_GLOBAL_ID_X;
+		base = (uint64_t)c->gid[i] * dp->lsize[i] + dp->goff[i];
+		for (unsigned l = 0; l < NL; l++)
+			v[l] = base + c->lid[i][l];
+		break;
+	}
+	default: {
+		uint64_t u = sreg_uniform(c, sr);
+
+		for (unsigned l = 0; l < NL; l++)
+			v[l] = u;
+	}
+	}
+	for (unsigned l = 0; l < NL; l++) {
+		R[in->d][l] = (R[in->d][l] & ~M[l]) | ((uint32_t)v[l] & M[l]);
+		if (in->t == WEFT_TYPE_U64)
+			R[in->d + 1][l] = (R[in->d + 1][l] & ~M[l]) | ((uint32_t)(v[l] >> 32) & M[l]);
+	}
+}
+
+static inline uint64_t load_le(const uint8_t *p, unsigned size)
+{
+	uint64_t v = 0;
+
+	switch (size) {
+	case 1: v = *p; break;
+	case 2: { uint16_t x; memcpy(&x, p, 2); v = x; break; }
+	case 4: { uint32_t x; memcpy(&x, p, 4); v = x; break; }
+	default: memcpy(&v, p, 8); break;
+	}
+	return v;
+}
+
+static inline void store_le(uint8_t *p, unsigned size, uint64_t v)
+{
+	switch (size) {
+	case 1: *p = (uint8_t)v; break;
+	case 2: { uint16_t x = (uint16_t)v; memcpy(p, &x, 2); break; }
+	case 4: { uint32_t x = (uint32_t)v; memcpy(p, &x, 4); break; }
+	default: memcpy(p, &v, 8); break;
+	}
+}
+
+/*
+ * Per active lane, in lane order.  The page of the previous lane is reused
+ * while lanes stay in it (one translation per page per instruction);
+ * accesses crossing a page boundary take the byte-exact slow path.
+ */
+/*
+ * The common case: every lane active, lane l at base + l * size, all in one
+ * page.  Then the access is one block copy.  Returns false if not applicable.
+ */
+static inline bool mem_block(struct weft_worker *w, const struct weft_inst *in, bool store,
+			     uint32_t (*R)[WEFT_MAX_LANES], const uint32_t *M, unsigned NL,
+			     unsigned size, int *ret)
+{
+	uint64_t base = read_lane(R, in->a, 64, 0) + (uint64_t)(int64_t)(int32_t)in->imm;
+	uint32_t ok = ~0u, uni = ~0u;
+	struct weft_fault f;
+	uint8_t *p;
+
+	for (unsigned l = 0; l < NL; l++) {
+		uint64_t a = ((uint64_t)R[in->a][l] | (uint64_t)R[in->a + 1][l] << 32) +
+			     (uint64_t)(int64_t)(int32_t)in->imm;
+
+		ok &= M[l] & (a == base + (uint64_t)l * size ? ~0u : 0);
+		uni &= M[l] & (a == base ? ~0u : 0);
+	}
+	if (uni && !store && (base & (WEFT_MMU_PAGE_SIZE - 1)) + size <= WEFT_MMU_PAGE_SIZE) {
+		/* A uniform load (an argument, say): one access, broadcast. */
+		uint64_t v;
+
+		p = weft_mmu_translate(&w->mmu, base, WEFT_ACC_READ, &f);
+		if (!p) {
+			set_error(w->pool, WEFT_QERR_MMU_FAULT, f.va, &f);
+			*ret = -1;
+			return true;
+		}
+		v = extend(load_le(p, size), size < 4 ? size * 8 : 64,
+			   weft_isa_types[in->t < WEFT_TYPE_COUNT ? in->t : 0].kind);
+		for (unsigned l = 0; l < NL; l++)
+			R[in->d][l] = (uint32_t)v;
+		if (size == 8)
+			for (unsigned l = 0; l < NL; l++)
+				R[in->d + 1][l] = (uint32_t)(v >> 32);
+		*ret = 0;
+		return true;
+	}
+	if (!ok || (base & (WEFT_MMU_PAGE_SIZE - 1)) + (uint64_t)NL * size > WEFT_MMU_PAGE_SIZE)
+		return false;
+	p = weft_mmu_translate(&w->mmu, base, store ? WEFT_ACC_WRITE : WEFT_ACC_READ, &f);
+	if (!p) {
+		set_error(w->pool, WEFT_QERR_MMU_FAULT, f.va, &f);
+		*ret = -1;
+		return true;
+	}
+	if (size < 4)
+		return false;
+	*ret = 0;
+	if (size == 4) {
+		if (store)
+			memcpy(p, R[in->d], NL * 4);
+		else
+			memcpy(R[in->d], p, NL * 4);
+		return true;
+	}
+	if (size == 8) {
+		uint32_t *lo = R[in->d], *hi = R[in->d + 1];
+
+		if (store) {
+			for (unsigned l = 0; l < NL; l++) {
+				uint64_t v = (uint64_t)lo[l] | (uint64_t)hi[l] << 32;
+
+				memcpy(p + 8 * l, &v, 8);
+			}
+		} else {
+			for (unsigned l = 0; l < NL; l++) {
+				uint64_t v;
+
+				memcpy(&v, p + 8 * l, 8);
+				lo[l] = (uint32_t)v;
+				hi[l] = (uint32_t)(v >> 32);
+			}
+		}
+		return true;
+	}
+	return false;	/* 8/16-bit: the per-lane path */
 }
 
 static int exec_mem(struct weft_worker *w, const struct weft_inst *in, bool store,
 		    uint32_t (*R)[WEFT_MAX_LANES], const uint32_t *M, unsigned NL)
 {
 	unsigned bits = weft_isa_type_bits(in->t);
-	char kind = weft_isa_types[in->t].kind;
+	char kind = in->t < WEFT_TYPE_COUNT ? weft_isa_types[in->t].kind : 'u';
 	unsigned size = bits / 8;
 	int64_t off = (int32_t)in->imm;
+	enum weft_access acc = store ? WEFT_ACC_WRITE : WEFT_ACC_READ;
+	uint64_t cur_vpn = UINT64_MAX;
+	uint8_t *cur_page = NULL;
 	struct weft_fault f;
+	int ret;
 
+	if (mem_block(w, in, store, R, M, NL, size, &ret))
+		return ret;
 	for (unsigned l = 0; l < NL; l++) {
 		uint64_t addr, v = 0;
+		unsigned po;
+		uint8_t *p;
 
 		if (!M[l])
 			continue;
 		addr = read_lane(R, in->a, 64, l) + (uint64_t)off;
+		po = addr & (WEFT_MMU_PAGE_SIZE - 1);
+		if (po + size > WEFT_MMU_PAGE_SIZE) {
+			if (store) {
+				v = read_lane(R, in->d, bits, l);
+				if (weft_mmu_write(&w->mmu, addr, &v, size, &f))
+					goto fault;
+			} else {
+				if (weft_mmu_read(&w->mmu, addr, &v, size, WEFT_ACC_READ, &f))
+					goto fault;
+				write_lane(R, in->d, bits, l, extend(v, bits < 32 ? bits : 64, kind));
+			}
+			continue;
+		}
+		if (addr >> WEFT_MMU_PAGE_SHIFT != cur_vpn) {
+			p = weft_mmu_translate(&w->mmu, addr, acc, &f);
+			if (!p)
+				goto fault;
+			cur_vpn = addr >> WEFT_MMU_PAGE_SHIFT;
+			cur_page = p - po;
+		}
+		p = cur_page + po;
 		if (store) {
-			v = read_lane(R, in->d, bits, l);
-			if (weft_mmu_write(&w->mmu, addr, &v, size, &f))
-				goto fault;
+			store_le(p, size, read_lane(R, in->d, bits, l));
 		} else {
-			if (weft_mmu_read(&w->mmu, addr, &v, size, WEFT_ACC_READ, &f))
-				goto fault;
+			v = load_le(p, size);
 			write_lane(R, in->d, bits, l, extend(v, bits < 32 ? bits : 64, kind));
 		}
 	}
@@ -243,7 +429,7 @@ fault:
 }
 
 static inline __attribute__((always_inline)) int
-exec_sg(struct weft_worker *w, const struct sg_ctx *c, const unsigned NL)
+exec_sg(struct weft_worker *w, struct sg_ctx *c, const unsigned NL)
 {
 	uint32_t (*R)[WEFT_MAX_LANES] = w->R;
 	const uint32_t *M = w->M;
@@ -262,7 +448,14 @@ exec_sg(struct weft_worker *w, const struct sg_ctx *c, const unsigned NL)
 		}
 		switch (e->cls) {
 		case WEFT_CLASS_END:
-			return account(w->pool, count);
+			/* Sub-groups are short: account in batches, not per sub-group. */
+			w->pending += count;
+			if (w->pending >= ACCOUNT_EVERY) {
+				count = w->pending;
+				w->pending = 0;
+				return account(w->pool, count);
+			}
+			return 0;
 		case WEFT_CLASS_NOP:
 			break;
 		case WEFT_CLASS_ALU:
@@ -298,17 +491,17 @@ exec_sg(struct weft_worker *w, const struct sg_ctx *c, const unsigned NL)
 #define EXEC_CLONES
 #endif
 
-EXEC_CLONES static int exec_sg8(struct weft_worker *w, const struct sg_ctx *c)
+EXEC_CLONES static int exec_sg8(struct weft_worker *w, struct sg_ctx *c)
 {
 	return exec_sg(w, c, 8);
 }
 
-EXEC_CLONES static int exec_sg16(struct weft_worker *w, const struct sg_ctx *c)
+EXEC_CLONES static int exec_sg16(struct weft_worker *w, struct sg_ctx *c)
 {
 	return exec_sg(w, c, 16);
 }
 
-EXEC_CLONES static int exec_sg32(struct weft_worker *w, const struct sg_ctx *c)
+EXEC_CLONES static int exec_sg32(struct weft_worker *w, struct sg_ctx *c)
 {
 	return exec_sg(w, c, 32);
 }
@@ -335,6 +528,7 @@ static int run_group(struct weft_worker *w, uint64_t g)
 	for (c.sg = 0; c.sg < c.nsub; c.sg++) {
 		int r;
 
+		c.lid_valid = false;
 		for (unsigned l = 0; l < WEFT_MAX_LANES; l++)
 			w->M[l] = (l < dp->simd && c.sg * dp->simd + l < c.nitems) ? ~0u : 0;
 		r = dp->simd == 8 ? exec_sg8(w, &c) : dp->simd == 16 ? exec_sg16(w, &c) : exec_sg32(w, &c);
@@ -359,6 +553,8 @@ static void run_job(struct weft_worker *w)
 		if (g >= p->total || run_group(w, g))
 			break;
 	}
+	account(p, w->pending);
+	w->pending = 0;
 }
 
 static void *worker_main(void *arg)
