@@ -265,10 +265,14 @@ void __igt_fixture_end(void)
 	siglongjmp(igt_subtest_jmpbuf, 1);
 }
 
+/*
+ * A group scopes the skip or failure of its fixtures. (Unlike IGT, a
+ * description before a group describes only the group's first subtest.)
+ */
 void __igt_subtest_group_save(int *save, int *desc)
 {
 	*save = skip_subtests_henceforth;
-	*desc = have_description;
+	*desc = 0;
 }
 
 void __igt_subtest_group_restore(int save, int desc)
