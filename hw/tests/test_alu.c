@@ -373,6 +373,64 @@ static void t_ld_st(void)
 	}
 }
 
+static void t_block_uniform(void)
+{
+	/* out[i] = in[i] (u32 and u64, unit stride), plus a uniform load and a
+	 * uniform store (the last lane in order wins), with bases that make some
+	 * sub-groups cross a page (the per-lane path). */
+	static const char *tys[] = { "u32", "u64" };
+	uint8_t *src, *dst;
+	uint64_t src_va = env_buf(E, 3 * 4096, WEFT_PTE_VALID, (void **)&src);
+	uint64_t dst_va = env_buf(E, 3 * 4096, WEFT_PTE_VALID | WEFT_PTE_WRITE, (void **)&dst);
+
+	for (int k = 0; k < 2; k++)
+	for (unsigned simd = 8; simd <= 32; simd *= 2)
+	for (unsigned shift = 0; shift < 2; shift++) {
+		unsigned sz = 4 << k, n = 500;
+		uint64_t sbase = src_va + (shift ? 4096 - 3 * sz : 0);
+		uint64_t dbase = dst_va + (shift ? 4096 - 5 * sz : 0);
+		char text[1024];
+		uint64_t code;
+		struct env_dispatch d;
+
+		for (int i = 0; i < 3 * 4096; i++)
+			src[i] = (uint8_t)(i * 7 + 3);
+		memset(dst, 0, 3 * 4096);
+		args[5] = sbase;
+		args[6] = dbase;
+		snprintf(text, sizeof(text),
+			 "\ts2r.u64 r0, sr.args\n"
+			 "\tld.global.u64 r2, [r0+40]\n"
+			 "\tld.global.u64 r4, [r0+48]\n"
+			 "\ts2r.u64 r6, sr.global_id.x\n"
+			 "\tshl.u64 r6, r6, %u\n"
+			 "\tadd.u64 r8, r2, r6\n"
+			 "\tadd.u64 r10, r4, r6\n"
+			 "\tld.global.%s r12, [r8+0]\n"
+			 "\tst.global.%s [r10+0], r12\n"
+			 "\tld.global.u32 r14, [r2+4]\n"		/* uniform */
+			 "\ts2r.u32 r15, sr.global_id.x\n"
+			 "\tadd.u32 r14, r14, r15\n"
+			 "\tst.global.u32 [r4+8192], r14\n"		/* uniform store */
+			 "\tend\n", k ? 3 : 2, tys[k], tys[k]);
+		code = env_code(E, text);
+		d = (struct env_dispatch){ code, args_va, simd, { n, 1, 1 }, { 100, 1, 1 } };
+		CHECK_EQ(env_dispatch(E, 1, &d), 0);
+		{
+			uint8_t *s0 = src + (sbase - src_va), *d0 = dst + (dbase - dst_va);
+			uint32_t u, last;
+
+			CHECK(!memcmp(s0, d0, n * sz), "%s simd %u shift %u: block copy differs", tys[k],
+			      simd, shift);
+			memcpy(&u, s0 + 4, 4);
+			memcpy(&last, d0 + 8192, 4);
+			/* Groups run in any order; within a group the last lane wins. */
+			CHECK((last - u) % 100 == 99, "%s simd %u: uniform store got %u", tys[k], simd,
+			      last - u);
+		}
+	}
+}
+
 static void t_inactive_lanes(void)
 {
 	/* A store to an unmapped address from lanes that do not exist is never made. */
@@ -423,6 +481,8 @@ int main(void)
 	h_run("alu: cvt, all 64 integer type pairs", t_cvt);
 	h_run("mem: ld/st.global every type, unaligned, page-crossing, negative offsets", t_ld_st);
 	h_run("exec: inactive lanes of a partial sub-group do not store", t_inactive_lanes);
+	h_run("mem: unit-stride block, uniform load, uniform store, page-crossing sub-groups",
+	      t_block_uniform);
 	env_destroy(E);
 	return h_summary();
 }
