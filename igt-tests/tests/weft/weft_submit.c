@@ -365,8 +365,8 @@ igt_main
 			igt_assert_eq_u64(*data_u64(&ctx, 8 * (i + 1)), ~i);
 	}
 
-	igt_describe("Check that several jobs in one submission all run and "
-		     "signal their own out-syncs.");
+	igt_describe("Check that several jobs in one submission all run, in "
+		     "order, and signal their own out-syncs.");
 	igt_subtest("multi-job") {
 		struct drm_weft_sync outs[4] = {};
 		struct drm_weft_job jobs[4] = {};
@@ -374,9 +374,11 @@ igt_main
 
 		memset(ctx.data->map, 0, ctx.data->size);
 		for (int i = 0; i < 4; i++) {
+			/* Its own word, and a word all jobs write in turn. */
 			batch_at(&ctx, &batch, i * 256);
 			weft_batch_write_data(&batch, ctx.data->va + 8 * i,
 					      i + 1);
+			weft_batch_write_data(&batch, ctx.data->va + 64, i + 1);
 			weft_batch_end(&batch);
 			igt_assert_eq(drmSyncobjCreate(fd, 0, &outs[i].handle),
 				      0);
@@ -391,6 +393,8 @@ igt_main
 			igt_assert_eq_u64(*data_u64(&ctx, 8 * i), i + 1);
 			drmSyncobjDestroy(fd, outs[i].handle);
 		}
+		/* The jobs of a queue run in order: the last one wrote last. */
+		igt_assert_eq_u64(*data_u64(&ctx, 64), 4);
 	}
 
 	igt_describe("Check that a job signals several out-syncs.");

@@ -639,6 +639,28 @@ igt_main
 		ctx_fini(fd, &ctx);
 	}
 
+	igt_describe("Check GPU writes through a mapping that crosses page "
+		     "table boundaries (2 MiB and 1 GiB).");
+	igt_subtest("gpu-write-pt-boundaries") {
+		const uint64_t size = 4ull << 20;
+		/* 1 MiB below a 1 GiB boundary, so 2 MiB boundaries too. */
+		const uint64_t big_va = ALIGN(info.user_va_start + (1ull << 30),
+					      1ull << 30) - (1ull << 20);
+		struct weft_bo *big;
+		struct ctx ctx;
+
+		igt_require(big_va + size <= info.user_va_end);
+		ctx_init(fd, &ctx);
+		big = weft_bo_new(fd, size, ctx.vm, big_va, 0);
+		for (uint64_t off = 0; off < size; off += 512 * 1024) {
+			write_ok(fd, &ctx, big_va + off, off | 1, big, off);
+			write_ok(fd, &ctx, big_va + off + 512 * 1024 - 8,
+				 off | 2, big, off + 512 * 1024 - 8);
+		}
+		weft_bo_free(fd, big);
+		ctx_fini(fd, &ctx);
+	}
+
 	igt_describe("Check that a GPU write to an unmapped address faults: "
 		     "the job fails, the buffer is untouched and the device "
 		     "keeps working.");
