@@ -296,8 +296,11 @@ static void weft_hwq_error_work(struct work_struct *work)
 	}
 	mutex_unlock(&hwq->ring_lock);
 
-	drm_dbg_driver(&hwq->wdev->base, "queue %u: %s at 0x%llx\n",
-		       hwq->idx, weft_qerr_name(code), addr);
+	drm_dbg_driver(&hwq->wdev->base,
+		       "queue %u: %s at 0x%llx (ring 0x%llx, head %u, tail %u)\n",
+		       hwq->idx, weft_qerr_name(code), addr,
+		       (u64)hwq->ring_dma,
+		       weft_hwq_read_reg(hwq, WEFT_Q_HEAD), hwq->tail);
 	weft_hwq_recover(hwq, NULL, weft_qerr_to_errno(code));
 }
 
