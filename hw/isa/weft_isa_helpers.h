@@ -17,6 +17,40 @@ static inline S weft_rem_##T(S a, S b) \
 static inline S weft_abs_##T(S a) \
 { return a < 0 ? (S)(0 - (U)a) : a; }
 
+#define WEFT_HELPERS_SAT_SIGNED(T, S, MIN, MAX) \
+static inline S weft_addsat_##T(S a, S b) \
+{ S r; return __builtin_add_overflow(a, b, &r) ? (a < 0 ? MIN : MAX) : r; } \
+static inline S weft_subsat_##T(S a, S b) \
+{ S r; return __builtin_sub_overflow(a, b, &r) ? (a < 0 ? MIN : MAX) : r; }
+
+#define WEFT_HELPERS_SAT_UNSIGNED(T, U) \
+static inline U weft_addsat_##T(U a, U b) { U r = a + b; return r < a ? (U)~(U)0 : r; } \
+static inline U weft_subsat_##T(U a, U b) { return a > b ? a - b : 0; }
+
+/* Bit reverse and bit-field extract, on the unsigned bits U of type X. */
+#define WEFT_HELPERS_BITFIELD(T, X, U, W, SGN) \
+static inline X weft_brev_##T(X a) \
+{ \
+	U v = (U)a, r = 0; \
+	for (int i = 0; i < W; i++, v >>= 1) \
+		r = (U)(r << 1) | (v & 1); \
+	return (X)r; \
+} \
+static inline X weft_bfe_##T(X a, uint32_t off, uint32_t cnt) \
+{ \
+	unsigned o = off & (W - 1), n = cnt < W - o ? cnt : W - o; \
+	U v; \
+	if (!n) \
+		return 0; \
+	v = (U)((U)a >> o); \
+	if (n < W) { \
+		v &= ((U)1 << n) - 1; \
+		if (SGN && (v >> (n - 1)) & 1) \
+			v |= ~(((U)1 << n) - 1); \
+	} \
+	return (X)v; \
+}
+
 #define WEFT_HELPERS_UNSIGNED(T, U) \
 static inline U weft_div_##T(U a, U b) { return b == 0 ? (U)~(U)0 : a / b; } \
 static inline U weft_rem_##T(U a, U b) { return b == 0 ? a : a % b; } \
@@ -31,6 +65,14 @@ WEFT_HELPERS_SIGNED(s32, int32_t, uint32_t, 32, INT32_MIN)
 WEFT_HELPERS_SIGNED(s64, int64_t, uint64_t, 64, INT64_MIN)
 WEFT_HELPERS_UNSIGNED(u32, uint32_t)
 WEFT_HELPERS_UNSIGNED(u64, uint64_t)
+WEFT_HELPERS_SAT_SIGNED(s32, int32_t, INT32_MIN, INT32_MAX)
+WEFT_HELPERS_SAT_SIGNED(s64, int64_t, INT64_MIN, INT64_MAX)
+WEFT_HELPERS_SAT_UNSIGNED(u32, uint32_t)
+WEFT_HELPERS_SAT_UNSIGNED(u64, uint64_t)
+WEFT_HELPERS_BITFIELD(u32, uint32_t, uint32_t, 32, 0)
+WEFT_HELPERS_BITFIELD(s32, int32_t, uint32_t, 32, 1)
+WEFT_HELPERS_BITFIELD(u64, uint64_t, uint64_t, 64, 0)
+WEFT_HELPERS_BITFIELD(s64, int64_t, uint64_t, 64, 1)
 WEFT_HELPERS_BITS(u32, uint32_t, uint32_t, 32, )
 WEFT_HELPERS_BITS(s32, int32_t, uint32_t, 32, )
 WEFT_HELPERS_BITS(u64, uint64_t, uint64_t, 64, ll)

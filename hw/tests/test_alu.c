@@ -69,6 +69,57 @@ static uint64_t ref(const char *op, unsigned w, int s, uint64_t a, uint64_t b, u
 		if (s) return (ua == smin && ub == m) ? 0 : (uint64_t)(sa % sb) & m;
 		return ua % ub;
 	}
+	if (!strcmp(op, "add_sat")) {
+		if (!s) return ua + ub > m || ua + ub < ua ? m : ua + ub;
+		__int128 r = (__int128)sa + sb;
+		__int128 mx = w == 64 ? (__int128)INT64_MAX : (__int128)INT32_MAX;
+		__int128 mn = w == 64 ? (__int128)INT64_MIN : (__int128)INT32_MIN;
+		return (uint64_t)(r > mx ? mx : r < mn ? mn : r) & m;
+	}
+	if (!strcmp(op, "sub_sat")) {
+		if (!s) return ua > ub ? ua - ub : 0;
+		__int128 r = (__int128)sa - sb;
+		__int128 mx = w == 64 ? (__int128)INT64_MAX : (__int128)INT32_MAX;
+		__int128 mn = w == 64 ? (__int128)INT64_MIN : (__int128)INT32_MIN;
+		return (uint64_t)(r > mx ? mx : r < mn ? mn : r) & m;
+	}
+	if (!strcmp(op, "hadd") || !strcmp(op, "rhadd")) {
+		int r = op[0] == 'r';
+		__int128 x = s ? (__int128)sa + sb + r : (__int128)((unsigned __int128)ua + ub + r);
+		/* floor division by 2 */
+		__int128 h = x >= 0 ? x / 2 : -((-x + 1) / 2);
+		return (uint64_t)h & m;
+	}
+	if (!strcmp(op, "abs_diff")) {
+		if (s) {
+			__int128 d = (__int128)sa - sb;
+			return (uint64_t)(d < 0 ? -d : d) & m;
+		}
+		return ua > ub ? ua - ub : ub - ua;
+	}
+	if (!strcmp(op, "rotl")) return cnt ? ((ua << cnt) | (ua >> (w - cnt))) & m : ua;
+	if (!strcmp(op, "rotr")) return cnt ? ((ua >> cnt) | (ua << (w - cnt))) & m : ua;
+	if (!strcmp(op, "brev")) {
+		uint64_t r = 0;
+
+		for (unsigned i = 0; i < w; i++)
+			if ((ua >> i) & 1)
+				r |= 1ull << (w - 1 - i);
+		return r;
+	}
+	if (!strcmp(op, "bfe")) {
+		unsigned o = b & (w - 1), n = (uint32_t)c;
+		uint64_t r;
+
+		if (n > w - o)
+			n = w - o;
+		if (!n)
+			return 0;
+		r = ua >> o;
+		if (n < 64)
+			r &= (1ull << n) - 1;
+		return s ? sx(r, n) & m : r;
+	}
 	if (!strcmp(op, "and")) return ua & ub;
 	if (!strcmp(op, "or")) return ua | ub;
 	if (!strcmp(op, "xor")) return ua ^ ub;
@@ -96,13 +147,15 @@ static uint64_t ref(const char *op, unsigned w, int s, uint64_t a, uint64_t b, u
 struct opdesc {
 	const char *name;
 	int nsrc;		/* 1: a (or b for mov), 2: a, b|imm, 3: a, b, c */
-	int shift;		/* b is a u32 shift count */
+	int shift;		/* 1: b is a u32 shift count; 2: b and c are u32 (bfe) */
 	int cmp;		/* result is u32 */
 };
 
 static const struct opdesc ops[] = {
 	{ "mov", 1 }, { "add", 2 }, { "sub", 2 }, { "mul", 2 }, { "mul_hi", 2 }, { "div", 2 },
-	{ "rem", 2 }, { "mad", 3 }, { "and", 2 }, { "or", 2 }, { "xor", 2 }, { "not", 1 },
+	{ "rem", 2 }, { "mad", 3 }, { "add_sat", 2 }, { "sub_sat", 2 }, { "hadd", 2 },
+	{ "rhadd", 2 }, { "abs_diff", 2 }, { "rotl", 2, 1 }, { "rotr", 2, 1 }, { "brev", 1 },
+	{ "bfe", 3, 2 }, { "and", 2 }, { "or", 2 }, { "xor", 2 }, { "not", 1 },
 	{ "neg", 1 }, { "abs", 1 }, { "shl", 2, 1 }, { "shr", 2, 1 }, { "sar", 2, 1 },
 	{ "popc", 1 }, { "clz", 1 }, { "ctz", 1 }, { "min", 2 }, { "max", 2 },
 	{ "set.eq", 2, 0, 1 }, { "set.ne", 2, 0, 1 }, { "set.lt", 2, 0, 1 },
@@ -152,7 +205,8 @@ static uint64_t build(const struct opdesc *o, const char *t, int imm, long long 
 		 "\tmov.u64 r24, 0\n"
 		 "\t%s\n"
 		 "\tst.global.%s [r16+0], r24\n"
-		 "\tend\n", ld, o->shift ? "u32" : ld, o->cmp || !strcmp(o->name, "sel") ? "u32" : ld,
+		 "\tend\n", ld, o->shift ? "u32" : ld,
+		 o->cmp || o->shift == 2 || !strcmp(o->name, "sel") ? "u32" : ld,
 		 opline, st);
 	return env_code(E, src);
 }

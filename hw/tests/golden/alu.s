@@ -37,5 +37,15 @@
 	mov.s64 r2, 0x00000000ffffffff
 	add.s64 r4, r4, 0xfffffffed5fa0e00
 	and.u64 r4, r4, 0xffffffff00000000
+	add_sat.s32 r1, r2, r3
+	sub_sat.u64 r2, r4, 1
+	hadd.s64 r2, r4, r6
+	rhadd.u32 r1, r2, -1
+	abs_diff.s32 r1, r2, r3
+	brev.u64 r2, r4
+	bfe.s32 r1, r2, r3, r4
+	bfe.u64 r2, r4, r6, r7
+	rotl.u32 r1, r2, 31
+	rotr.s64 r2, r4, r9
 	nop
 	end
