@@ -40,7 +40,7 @@
 	add_sat.s32 r1, r2, r3
 	sub_sat.u64 r2, r4, 1
 	hadd.s64 r2, r4, r6
-	rhadd.u32 r1, r2, -1
+	rhadd.u32 r1, r2, 0xffffffff
 	abs_diff.s32 r1, r2, r3
 	brev.u64 r2, r4
 	bfe.s32 r1, r2, r3, r4
