@@ -699,6 +699,35 @@ static void t_fuzz(void)
 			env_reset_queue(e, iter % 4);
 		}
 	}
+	/* Page tables full of garbage (entries pointing anywhere, also at the
+	 * tables themselves and beyond guest memory). */
+	for (int iter = 0; iter < 200; iter++) {
+		uint64_t root = env_alloc(e, 4 * 4096), *t = env_host(e, root);
+		uint64_t va = (rnd() & 0xffffffffff8ull) | (iter % 3 ? 0 : rnd() << 48);
+		uint32_t cmds[] = {
+			CMD(WEFT_CMD_SET_VM, 4), (uint32_t)root, (uint32_t)(root >> 32), 1,
+			CMD(WEFT_CMD_BATCH, 4), (uint32_t)va, (uint32_t)(va >> 32), 64,
+			CMD(WEFT_CMD_FENCE, 6), (uint32_t)e->fence_gpa, 0, iter, 0, 0,
+		};
+		unsigned q = iter % 4;
+
+		for (int i = 0; i < 4 * 512; i++) {
+			uint64_t r = rnd();
+
+			switch (r % 4) {
+			case 0: t[i] = r; break;
+			case 1: t[i] = (root + (r >> 8) % (4 * 4096)) | 7; break;
+			case 2: t[i] = (r % e->mem_size) | 7; break;
+			default: t[i] = 0; break;
+			}
+		}
+		env_ring_emit(e, q, cmds, sizeof(cmds) / 4);
+		env_kick(e, q);
+		if (env_qreg(e, q, WEFT_Q_STATUS) == WEFT_Q_STATUS_ERROR) {
+			env_wreg(e, WEFT_REG_FAULT_ACK, env_reg(e, WEFT_REG_FAULT_SEQ));
+			env_reset_queue(e, q);
+		}
+	}
 	/* Still alive and serving. */
 	{
 		uint64_t c = env_code(e, "end\n");
