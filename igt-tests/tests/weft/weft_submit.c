@@ -21,9 +21,9 @@
  *  - jobs.count 0 is a successful no-op;
  *  - a failing submit queues none of its jobs;
  *  - a batch in the user range but not mapped, a privileged (ring)
- *    command, an unknown opcode, a wrong length, an invalid dispatch or
- *    kernel code outside executable pages make the job's fence signal
- *    with an error, and the device keeps working.
+ *    command, an unknown opcode, a wrong length, an invalid dispatch, an
+ *    undefined instruction or kernel code outside executable pages make
+ *    the job's fence signal with an error, and the device keeps working.
  */
 #include <sys/mman.h>
 #include <time.h>
@@ -902,6 +902,19 @@ igt_main
 		     "the job and the device keeps working.");
 	igt_subtest("dispatch-code-not-exec")
 		dispatch_bad(fd, 16, 16, 32, DRM_WEFT_VM_BIND_OP_MAP_READONLY);
+
+	igt_describe("Check that an undefined instruction fails the job and "
+		     "the device keeps working.");
+	igt_subtest("dispatch-bad-instruction") {
+		struct write_ids w;
+
+		write_ids_init(fd, &w, 16, 16, 32,
+			       DRM_WEFT_VM_BIND_OP_MAP_EXEC |
+			       DRM_WEFT_VM_BIND_OP_MAP_READONLY, 0);
+		memset(w.code->map, 0xff, w.code->size);
+		expect_job_error(fd, &w.ctx, &w.batch);
+		write_ids_fini(fd, &w);
+	}
 
 	igt_describe("Check that an unsupported SIMD width fails the job and "
 		     "the device keeps working.");
