@@ -23,7 +23,11 @@ struct weft_model_config {
 	unsigned threads;	/* worker threads; 0: number of online CPUs */
 	uint32_t doorbell_peer;	/* published in WEFT_REG_DOORBELL_PEER */
 	uint64_t watchdog;	/* sub-group instructions per dispatch; 0: default */
-	/* Called from the model's command-processor thread, after IRQ_SEQ was incremented. */
+	/*
+	 * Called from the model's command-processor thread, after IRQ_SEQ was
+	 * incremented.  It may call weft_model_doorbell() but nothing that
+	 * waits for the model (weft_model_wait_idle / set_guest_mem / destroy).
+	 */
 	void (*irq)(void *ctx, unsigned vector);
 	void *irq_ctx;
 };
