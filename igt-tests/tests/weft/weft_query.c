@@ -7,9 +7,10 @@
  * Error codes this test expects (weft.ko must match):
  *  - unknown query type:             -EINVAL
  *  - result pointer not writable:    -EFAULT
- * The query struct has no pad field. simd_widths is checked as 0x38 (bit n
- * means width 1 << n), as the uAPI header now says; 0x118 was a typo. A size of 0 with a pointer copies
- * nothing and still writes back the kernel's size.
+ * The query struct has no pad field. A size of 0 with a pointer copies
+ * nothing and still writes back the kernel's size. simd_widths is checked
+ * as 0x38 (bit n means width 1 << n), as the uAPI header now says; 0x118
+ * was a typo.
  */
 #include "igt.h"
 #include "igt_weft.h"
