@@ -7,6 +7,7 @@
 #include <linux/iopoll.h>
 #include <linux/pci.h>
 
+#include <drm/drm_managed.h>
 #include <drm/drm_print.h>
 
 #include "weft_device.h"
@@ -100,6 +101,13 @@ static irqreturn_t weft_device_irq_thread(int irq, void *data)
 	return IRQ_HANDLED;
 }
 
+static void weft_device_release_ctx_ids(struct drm_device *ddev, void *data)
+{
+	struct weft_device *wdev = data;
+
+	xa_destroy(&wdev->ctx_ids);
+}
+
 static void weft_device_read_info(struct weft_device *wdev)
 {
 	struct weft_device_info *info = &wdev->info;
@@ -167,7 +175,13 @@ int weft_device_init(struct weft_device *wdev)
 
 	spin_lock_init(&wdev->fault.lock);
 	wdev->fault.seq = weft_read(wdev, WEFT_REG_FAULT_SEQ);
+
+	/* VMs, and so their context ids, may outlive an unbind. */
 	xa_init_flags(&wdev->ctx_ids, XA_FLAGS_ALLOC1);
+	ret = drmm_add_action_or_reset(&wdev->base, weft_device_release_ctx_ids,
+				       wdev);
+	if (ret)
+		return ret;
 
 	ret = dma_set_mask_and_coherent(&pdev->dev,
 					DMA_BIT_MASK(WEFT_MMU_VA_BITS));
@@ -241,5 +255,4 @@ void weft_device_fini(struct weft_device *wdev)
 	free_irq(wdev->irq, wdev);
 	pci_free_irq_vectors(wdev->pdev);
 	pci_clear_master(wdev->pdev);
-	xa_destroy(&wdev->ctx_ids);
 }
