@@ -399,3 +399,59 @@ void weft_assert_device_alive(int fd)
 	weft_bo_free(fd, bo);
 	weft_vm_destroy(fd, vm);
 }
+
+/**
+ * weft_assert_queue_banned: - SUBMIT on @queue_id fails with -ECANCELED:
+ * a job of the queue failed and the queue takes no more jobs.
+ */
+void weft_assert_queue_banned(int fd, uint32_t queue_id)
+{
+	struct drm_weft_device_info info;
+	struct drm_weft_job job = { .batch_size = 4 };
+	struct drm_weft_submit submit = {
+		.queue_id = queue_id,
+		.jobs = DRM_WEFT_OBJ_ARRAY(1, &job),
+	};
+
+	weft_query_device_info(fd, &info);
+	job.batch_va = info.user_va_start;
+	igt_assert_eq(__weft_submit(fd, &submit), -ECANCELED);
+}
+
+/**
+ * weft_submit_nowait: - queues one batch on @queue_id and returns a new
+ * binary syncobj its job signals; the caller destroys it.
+ */
+uint32_t weft_submit_nowait(int fd, uint32_t queue_id, uint64_t batch_va,
+			    uint32_t batch_size)
+{
+	struct drm_weft_sync out = {};
+	struct drm_weft_job job = {
+		.batch_va = batch_va,
+		.batch_size = batch_size,
+		.out_syncs = DRM_WEFT_OBJ_ARRAY(1, &out),
+	};
+	struct drm_weft_submit submit = {
+		.queue_id = queue_id,
+		.jobs = DRM_WEFT_OBJ_ARRAY(1, &job),
+	};
+
+	igt_assert_eq(drmSyncobjCreate(fd, 0, &out.handle), 0);
+	igt_assert_eq(__weft_submit(fd, &submit), 0);
+	return out.handle;
+}
+
+/**
+ * weft_drm_version: - the driver's major and minor version; 0 or -errno.
+ */
+int weft_drm_version(int fd, int *major, int *minor)
+{
+	drmVersionPtr v = drmGetVersion(fd);
+
+	if (!v)
+		return -ENODEV;
+	*major = v->version_major;
+	*minor = v->version_minor;
+	drmFreeVersion(v);
+	return 0;
+}

@@ -124,4 +124,10 @@ uint64_t weft_test_va(const struct drm_weft_device_info *info,
 		      unsigned int slot);
 void weft_assert_device_alive(int fd);
 
+/* Since uAPI 1.1: banned queues, asynchronous binds. */
+void weft_assert_queue_banned(int fd, uint32_t queue_id);
+uint32_t weft_submit_nowait(int fd, uint32_t queue_id, uint64_t batch_va,
+			    uint32_t batch_size);
+int weft_drm_version(int fd, int *major, int *minor);
+
 #endif /* IGT_WEFT_H */

@@ -30,6 +30,13 @@ extern "C" {
  *   size) bytes, zero-fills the rest of the caller's buffer and writes back
  *   its own size; a zero pointer only asks for the size.
  * - Every addition bumps the driver's minor version.
+ *
+ * Versions (DRM_IOCTL_VERSION's major.minor):
+ *
+ * - 1.0: the first version.
+ * - 1.1: &drm_weft_vm_bind.in_syncs, &drm_weft_vm_bind.out_syncs and
+ *   %DRM_WEFT_VM_BIND_ASYNC; a queue whose job failed is banned and
+ *   SUBMIT on it fails with -ECANCELED.
  */
 
 /* Ioctl numbers, relative to DRM_COMMAND_BASE. Append only. */
@@ -235,22 +242,49 @@ struct drm_weft_vm_bind_op {
 	__u64 size;
 };
 
+/*
+ * Apply the operations asynchronously (since 1.1): the ioctl checks them,
+ * looks the buffers up and allocates everything, then returns; the
+ * operations run, in order with the VM's other asynchronous binds, once
+ * every in-sync signalled and, for an unmap, every job already submitted
+ * to the VM finished. The out-syncs then signal, with an error if an
+ * operation failed (-EBUSY for a map over an existing mapping), in which
+ * case the operations before it stay applied. Jobs submitted to the VM
+ * after the ioctl wait for the bind.
+ */
+#define DRM_WEFT_VM_BIND_ASYNC		(1 << 0)
+
 /**
  * struct drm_weft_vm_bind - Argument of DRM_IOCTL_WEFT_VM_BIND.
  *
- * Applies the operations in order, synchronously: when the ioctl returns
- * the GPU sees the new mappings. If one fails, the ones before it stay
- * applied and the ioctl returns its error.
+ * Without %DRM_WEFT_VM_BIND_ASYNC, applies the operations in order,
+ * synchronously: the ioctl first waits for @in_syncs and for the VM's
+ * pending asynchronous binds; when it returns the GPU sees the new
+ * mappings and @out_syncs hold a signalled fence. If one operation fails,
+ * the ones before it stay applied, the ioctl returns its error and
+ * @out_syncs are left alone.
  */
 struct drm_weft_vm_bind {
 	/** @vm_id: The VM. */
 	__u32 vm_id;
 
-	/** @flags: Must be zero. */
+	/** @flags: DRM_WEFT_VM_BIND_* flags. */
 	__u32 flags;
 
 	/** @ops: Array of &struct drm_weft_vm_bind_op. */
 	struct drm_weft_obj_array ops;
+
+	/**
+	 * @in_syncs: &struct drm_weft_sync array the bind waits for
+	 * (since 1.1).
+	 */
+	struct drm_weft_obj_array in_syncs;
+
+	/**
+	 * @out_syncs: &struct drm_weft_sync array signalled once the
+	 * operations are applied (since 1.1).
+	 */
+	struct drm_weft_obj_array out_syncs;
 };
 
 /**
@@ -335,7 +369,16 @@ struct drm_weft_job {
 /**
  * struct drm_weft_submit - Argument of DRM_IOCTL_WEFT_SUBMIT.
  *
- * Queues the jobs in order. Either all are queued or none is.
+ * Queues the jobs in order. Either all are queued or none is. A job also
+ * waits for the asynchronous binds of its VM submitted before it.
+ *
+ * A job that faults, runs an invalid command or instruction, or runs
+ * longer than the driver's job timeout (module parameter job_timeout_ms)
+ * signals its out-syncs with an error (-EFAULT for a GPU page fault,
+ * -ETIMEDOUT for a timeout, -EIO for others) and gets its queue banned
+ * (since 1.1): the queue's other pending jobs signal -ECANCELED and
+ * SUBMIT on it fails with -ECANCELED. Other queues, also of the same file
+ * and VM, keep running. Destroy the queue and create a new one to go on.
  */
 struct drm_weft_submit {
 	/** @queue_id: The queue. */

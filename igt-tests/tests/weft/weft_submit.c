@@ -165,6 +165,12 @@ static void expect_job_error(int fd, struct ctx *ctx,
 	igt_info("job fence error: %d (%s)\n", status, strerror(-status));
 	igt_assert_lt(status, 0);
 	weft_assert_device_alive(fd);
+
+	/* The guilty queue is banned: it takes no more jobs. */
+	weft_assert_queue_banned(fd, ctx->queue);
+	weft_queue_destroy(fd, ctx->queue);
+	ctx->queue = weft_queue_create(fd, ctx->vm,
+				       DRM_WEFT_QUEUE_PRIORITY_NORMAL);
 }
 
 /* A ctx that runs the write_ids kernel: its code and argument buffers. */

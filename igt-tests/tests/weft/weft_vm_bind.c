@@ -352,7 +352,8 @@ igt_main
 			.ops = DRM_WEFT_OBJ_ARRAY(1, &op),
 		};
 
-		for (int bit = 0; bit < 32; bit++) {
+		/* Bit 0 is DRM_WEFT_VM_BIND_ASYNC (uAPI 1.1). */
+		for (int bit = 1; bit < 32; bit++) {
 			bind.flags = 1u << bit;
 			do_ioctl_err(fd, DRM_IOCTL_WEFT_VM_BIND, &bind, EINVAL);
 		}

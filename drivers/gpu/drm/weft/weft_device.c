@@ -2,6 +2,7 @@
 /* Copyright (C) 2026 The Weft authors */
 
 #include <linux/delay.h>
+#include <linux/devcoredump.h>
 #include <linux/dma-mapping.h>
 #include <linux/interrupt.h>
 #include <linux/iopoll.h>
@@ -11,8 +12,10 @@
 #include <drm/drm_print.h>
 
 #include "weft_device.h"
+#include "weft_mmu.h"
 #include "weft_mmu_regs.h"
 #include "weft_sched.h"
+#include "weft_trace.h"
 
 /* How long the device may take to answer the handshake. */
 #define WEFT_HANDSHAKE_TIMEOUT_US	(2 * USEC_PER_SEC)
@@ -72,6 +75,8 @@ static void weft_device_handle_fault(struct weft_device *wdev)
 		       (info & WEFT_FAULT_ACCESS_MASK) == WEFT_FAULT_ACCESS_EXEC ? "exec" :
 		       "read", addr);
 
+	trace_weft_fault((info & WEFT_FAULT_QUEUE_MASK) >> WEFT_FAULT_QUEUE_SHIFT,
+			 addr, info);
 	weft_write(wdev, WEFT_REG_FAULT_ACK, seq);
 	weft_device_ring_doorbell(wdev);
 }
@@ -95,7 +100,7 @@ static irqreturn_t weft_device_irq_thread(int irq, void *data)
 	 */
 	weft_read(wdev, WEFT_REG_IRQ_SEQ);
 	weft_device_handle_fault(wdev);
-	for (i = 0; i < WEFT_NUM_HWQ; i++)
+	for (i = 0; i < wdev->num_hwq; i++)
 		weft_hwq_irq(wdev->hwq[i]);
 
 	return IRQ_HANDLED;
@@ -168,10 +173,15 @@ int weft_device_init(struct weft_device *wdev)
 			wdev->info.hw_version);
 		return -ENODEV;
 	}
-	if (wdev->info.num_queues < WEFT_NUM_HWQ) {
+	if (!wdev->info.num_queues) {
 		drm_err(&wdev->base, "device has no queue\n");
 		return -ENODEV;
 	}
+	wdev->num_hwq = min_t(u32, wdev->info.num_queues, WEFT_MAX_HWQ);
+	INIT_LIST_HEAD(&wdev->queues);
+	ret = drmm_mutex_init(&wdev->base, &wdev->queues_lock);
+	if (ret)
+		return ret;
 
 	spin_lock_init(&wdev->fault.lock);
 	wdev->fault.seq = weft_read(wdev, WEFT_REG_FAULT_SEQ);
@@ -180,6 +190,10 @@ int weft_device_init(struct weft_device *wdev)
 	xa_init_flags(&wdev->ctx_ids, XA_FLAGS_ALLOC1);
 	ret = drmm_add_action_or_reset(&wdev->base, weft_device_release_ctx_ids,
 				       wdev);
+	if (ret)
+		return ret;
+
+	ret = weft_vm_bind_sched_init(wdev);
 	if (ret)
 		return ret;
 
@@ -199,7 +213,7 @@ int weft_device_init(struct weft_device *wdev)
 	 * The queues (rings, schedulers) live as long as the DRM device, so
 	 * files still open after an unbind can tear their entities down.
 	 */
-	for (i = 0; i < WEFT_NUM_HWQ; i++) {
+	for (i = 0; i < wdev->num_hwq; i++) {
 		wdev->hwq[i] = weft_hwq_create(wdev, i);
 		if (IS_ERR(wdev->hwq[i])) {
 			ret = PTR_ERR(wdev->hwq[i]);
@@ -217,7 +231,7 @@ int weft_device_init(struct weft_device *wdev)
 	if (ret)
 		goto err_irq;
 
-	for (i = 0; i < WEFT_NUM_HWQ; i++)
+	for (i = 0; i < wdev->num_hwq; i++)
 		weft_hwq_start(wdev->hwq[i]);
 	WRITE_ONCE(wdev->running, true);
 
@@ -248,8 +262,11 @@ void weft_device_fini(struct weft_device *wdev)
 	unsigned int i;
 
 	WRITE_ONCE(wdev->running, false);
-	for (i = 0; i < WEFT_NUM_HWQ; i++)
+	for (i = 0; i < wdev->num_hwq; i++)
 		weft_hwq_stop(wdev->hwq[i]);
+	for (i = 0; i < wdev->num_hwq; i++)
+		weft_hwq_flush_capture(wdev->hwq[i]);
+	dev_coredump_put(wdev->base.dev);
 
 	weft_device_set_ready(wdev, false);
 	free_irq(wdev->irq, wdev);

@@ -15,6 +15,7 @@
 
 #include "weft_regs.h"
 
+struct drm_gpu_scheduler;
 struct weft_hwq;
 
 /* ivshmem BAR0 registers. */
@@ -23,8 +24,11 @@ struct weft_hwq;
 #define IVSHMEM_REG_IV_POSITION		0x08
 #define IVSHMEM_REG_DOORBELL		0x0c
 
-/* Number of hardware queues the driver drives (the device may have more). */
-#define WEFT_NUM_HWQ			1
+/*
+ * Most hardware queues the driver drives (the device may have more): one
+ * per queue priority, high on queue 0, which the device serves first.
+ */
+#define WEFT_MAX_HWQ			3
 
 /**
  * struct weft_device_info - Identification registers, read once at probe.
@@ -93,8 +97,17 @@ struct weft_device {
 	/** @running: Set while the handshake says the device runs. */
 	bool running;
 
+	/** @num_hwq: Hardware queues in use, 1 to %WEFT_MAX_HWQ. */
+	u32 num_hwq;
+
 	/** @hwq: The hardware queues the driver drives. */
-	struct weft_hwq *hwq[WEFT_NUM_HWQ];
+	struct weft_hwq *hwq[WEFT_MAX_HWQ];
+
+	/** @queues_lock: Protects @queues. */
+	struct mutex queues_lock;
+
+	/** @queues: Every &struct weft_queue of every file, for debugfs. */
+	struct list_head queues;
 
 	/** @fault: Last MMU fault, for the error path and debugging. */
 	struct {
@@ -110,6 +123,9 @@ struct weft_device {
 		/** @fault.info: WEFT_REG_FAULT_INFO. */
 		u32 info;
 	} fault;
+
+	/** @bind_sched: Scheduler of the asynchronous VM binds. */
+	struct drm_gpu_scheduler *bind_sched;
 
 	/** @ctx_ids: Allocator of the context ids written by SET_VM. */
 	struct xarray ctx_ids;
@@ -133,6 +149,12 @@ struct weft_file {
 
 	/** @queues: Queue id to &struct weft_queue. */
 	struct xarray queues;
+
+	/**
+	 * @retired_busy_ns: GPU time of the file's destroyed queues, for
+	 * fdinfo.
+	 */
+	atomic64_t retired_busy_ns;
 };
 
 static inline struct weft_device *to_weft_device(struct drm_device *ddev)

@@ -6,10 +6,13 @@
 #include <linux/dma-resv.h>
 #include <linux/module.h>
 #include <linux/pci.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
+#include <drm/drm_debugfs.h>
 #include <drm/drm_drv.h>
+#include <drm/drm_exec.h>
 #include <drm/drm_file.h>
 #include <drm/drm_gem_shmem_helper.h>
 #include <drm/drm_ioctl.h>
@@ -253,45 +256,6 @@ static int weft_check_bind_op(struct weft_device *wdev,
 	return 0;
 }
 
-static int weft_ioctl_vm_bind(struct drm_device *ddev, void *data,
-			      struct drm_file *file)
-{
-	struct weft_device *wdev = to_weft_device(ddev);
-	struct weft_file *wfile = file->driver_priv;
-	struct drm_weft_vm_bind *args = data;
-	struct drm_weft_vm_bind_op *ops;
-	struct weft_vm *vm;
-	u32 i;
-	int ret;
-
-	if (args->flags)
-		return -EINVAL;
-
-	ret = weft_copy_array(&args->ops, sizeof(*ops), (void **)&ops);
-	if (ret)
-		return ret;
-
-	vm = weft_file_get_vm(wfile, args->vm_id);
-	if (!vm) {
-		ret = -ENOENT;
-		goto out_free;
-	}
-
-	for (i = 0; i < args->ops.count; i++) {
-		ret = weft_check_bind_op(wdev, &ops[i]);
-		if (ret)
-			break;
-		ret = weft_vm_bind_op(vm, file, &ops[i]);
-		if (ret)
-			break;
-	}
-
-	weft_vm_put(vm);
-out_free:
-	kvfree(ops);
-	return ret;
-}
-
 static int weft_ioctl_queue_create(struct drm_device *ddev, void *data,
 				   struct drm_file *file)
 {
@@ -327,6 +291,8 @@ static int weft_ioctl_queue_create(struct drm_device *ddev, void *data,
 		weft_queue_put(queue);
 		goto out_unlock;
 	}
+	queue->id = args->id;
+	queue->wfile = wfile;
 	vm->queue_count++;
 
 out_unlock:
@@ -405,7 +371,7 @@ static int weft_check_job(struct weft_device *wdev,
 }
 
 static int weft_submit_prepare_in_syncs(struct drm_file *file,
-					struct weft_job *job,
+					struct drm_sched_job *job,
 					const struct drm_weft_obj_array *arr)
 {
 	struct drm_weft_sync *syncs;
@@ -428,7 +394,7 @@ static int weft_submit_prepare_in_syncs(struct drm_file *file,
 		if (ret)
 			break;
 
-		ret = weft_job_add_dependency(job, fence);
+		ret = drm_sched_job_add_dependency(job, fence);
 		if (ret)
 			break;
 	}
@@ -506,6 +472,185 @@ static void weft_submit_job_cleanup(struct weft_submit_job *sjob)
 	kvfree(sjob->out);
 }
 
+/* Waits for the fences of an in_syncs array: a synchronous VM_BIND. */
+static int weft_wait_in_syncs(struct drm_file *file,
+			      const struct drm_weft_obj_array *arr)
+{
+	struct drm_weft_sync *syncs;
+	u32 i;
+	int ret;
+
+	ret = weft_copy_array(arr, sizeof(*syncs), (void **)&syncs);
+	if (ret)
+		return ret;
+
+	for (i = 0; i < arr->count; i++) {
+		struct dma_fence *fence;
+		long wret;
+
+		ret = weft_check_sync(&syncs[i]);
+		if (ret)
+			break;
+		ret = drm_syncobj_find_fence(file, syncs[i].handle,
+					     syncs[i].point, 0, &fence);
+		if (ret)
+			break;
+		wret = dma_fence_wait(fence, true);
+		dma_fence_put(fence);
+		if (wret < 0) {
+			ret = wret;
+			break;
+		}
+	}
+
+	kvfree(syncs);
+	return ret;
+}
+
+static int weft_vm_bind_sync(struct drm_device *ddev, struct drm_file *file,
+			     struct weft_vm *vm, struct drm_weft_vm_bind *args,
+			     const struct drm_weft_vm_bind_op *ops)
+{
+	struct weft_device *wdev = to_weft_device(ddev);
+	struct weft_submit_job sjob = {};
+	struct dma_fence *stub;
+	u32 i;
+	int ret;
+
+	/* Out-syncs are checked before anything is applied. */
+	ret = weft_submit_prepare_out_syncs(file, &sjob, &args->out_syncs);
+	if (ret)
+		goto out;
+
+	ret = weft_wait_in_syncs(file, &args->in_syncs);
+	if (!ret && args->ops.count)
+		ret = weft_vm_wait_idle(vm, DMA_RESV_USAGE_KERNEL, true);
+	if (ret)
+		goto out;
+
+	for (i = 0; i < args->ops.count; i++) {
+		ret = weft_check_bind_op(wdev, &ops[i]);
+		if (ret)
+			goto out;
+		ret = weft_vm_bind_op(vm, file, &ops[i]);
+		if (ret)
+			goto out;
+	}
+
+	stub = dma_fence_get_stub();
+	weft_submit_signal_out_syncs(&sjob, stub);
+	dma_fence_put(stub);
+out:
+	weft_submit_job_cleanup(&sjob);
+	return ret;
+}
+
+static int weft_vm_bind_async(struct drm_device *ddev, struct drm_file *file,
+			      struct weft_vm *vm, struct drm_weft_vm_bind *args,
+			      const struct drm_weft_vm_bind_op *ops)
+{
+	struct weft_device *wdev = to_weft_device(ddev);
+	struct weft_submit_job sjob = {};
+	struct weft_bind_job *job;
+	struct dma_resv *resv = weft_vm_resv(vm);
+	struct dma_fence *fence;
+	struct drm_exec exec;
+	u32 i;
+	int ret;
+
+	for (i = 0; i < args->ops.count; i++) {
+		ret = weft_check_bind_op(wdev, &ops[i]);
+		if (ret)
+			return ret;
+	}
+
+	job = weft_bind_job_create(vm, args->ops.count, file);
+	if (IS_ERR(job))
+		return PTR_ERR(job);
+
+	/* Everything is allocated here, none of it when the bind runs. */
+	for (i = 0; i < args->ops.count; i++) {
+		ret = weft_bind_job_add_op(job, file, &ops[i]);
+		if (ret)
+			goto out;
+	}
+
+	ret = weft_submit_prepare_in_syncs(file, &job->base, &args->in_syncs);
+	if (ret)
+		goto out;
+	ret = weft_submit_prepare_out_syncs(file, &sjob, &args->out_syncs);
+	if (ret)
+		goto out;
+
+	drm_exec_init(&exec, DRM_EXEC_INTERRUPTIBLE_WAIT, 0);
+	drm_exec_until_all_locked(&exec) {
+		ret = drm_gpuvm_prepare_vm(&vm->base, &exec, 1);
+		drm_exec_retry_on_contention(&exec);
+		if (ret)
+			goto out_unlock;
+	}
+
+	/*
+	 * An unmap waits for every job already submitted to the VM: the
+	 * buffer may be freed once unmapped. Binds of the VM run in order on
+	 * its entity, and later jobs wait for the KERNEL fence added here.
+	 */
+	if (job->has_unmap) {
+		ret = drm_sched_job_add_resv_dependencies(&job->base, resv,
+							  DMA_RESV_USAGE_BOOKKEEP);
+		if (ret)
+			goto out_unlock;
+	}
+
+	drm_sched_job_arm(&job->base);
+	fence = dma_fence_get(&job->base.s_fence->finished);
+	drm_sched_entity_push_job(&job->base);
+	job = NULL;
+	dma_resv_add_fence(resv, fence, DMA_RESV_USAGE_KERNEL);
+	weft_submit_signal_out_syncs(&sjob, fence);
+	dma_fence_put(fence);
+
+out_unlock:
+	drm_exec_fini(&exec);
+out:
+	weft_bind_job_free_unarmed(job);
+	weft_submit_job_cleanup(&sjob);
+	return ret;
+}
+
+static int weft_ioctl_vm_bind(struct drm_device *ddev, void *data,
+			      struct drm_file *file)
+{
+	struct weft_file *wfile = file->driver_priv;
+	struct drm_weft_vm_bind *args = data;
+	struct drm_weft_vm_bind_op *ops;
+	struct weft_vm *vm;
+	int ret;
+
+	if (args->flags & ~DRM_WEFT_VM_BIND_ASYNC)
+		return -EINVAL;
+
+	ret = weft_copy_array(&args->ops, sizeof(*ops), (void **)&ops);
+	if (ret)
+		return ret;
+
+	vm = weft_file_get_vm(wfile, args->vm_id);
+	if (!vm) {
+		ret = -ENOENT;
+		goto out_free;
+	}
+
+	if (args->flags & DRM_WEFT_VM_BIND_ASYNC)
+		ret = weft_vm_bind_async(ddev, file, vm, args, ops);
+	else
+		ret = weft_vm_bind_sync(ddev, file, vm, args, ops);
+
+	weft_vm_put(vm);
+out_free:
+	kvfree(ops);
+	return ret;
+}
+
 static struct weft_queue *weft_file_get_queue(struct weft_file *wfile, u32 id)
 {
 	struct weft_queue *queue;
@@ -528,6 +673,7 @@ static int weft_ioctl_submit(struct drm_device *ddev, void *data,
 	struct drm_weft_job *jobs;
 	struct weft_queue *queue;
 	struct dma_resv *resv;
+	struct drm_exec exec;
 	u32 i;
 	int ret;
 
@@ -542,6 +688,12 @@ static int weft_ioctl_submit(struct drm_device *ddev, void *data,
 	if (!queue) {
 		ret = -ENOENT;
 		goto out_free_jobs;
+	}
+
+	/* A banned queue takes no more jobs. */
+	if (weft_queue_error(queue)) {
+		ret = -ECANCELED;
+		goto out_put_queue;
 	}
 
 	if (!args->jobs.count)
@@ -567,7 +719,7 @@ static int weft_ioctl_submit(struct drm_device *ddev, void *data,
 			goto out_cleanup;
 		}
 
-		ret = weft_submit_prepare_in_syncs(file, sjobs[i].job,
+		ret = weft_submit_prepare_in_syncs(file, &sjobs[i].job->base,
 						   &jobs[i].in_syncs);
 		if (ret)
 			goto out_cleanup;
@@ -580,12 +732,23 @@ static int weft_ioctl_submit(struct drm_device *ddev, void *data,
 
 	mutex_lock(&queue->submit_lock);
 	resv = weft_vm_resv(queue->vm);
-	ret = dma_resv_lock_interruptible(resv, NULL);
-	if (ret)
-		goto out_unlock_submit;
-	ret = dma_resv_reserve_fences(resv, args->jobs.count);
-	if (ret)
-		goto out_unlock_resv;
+	drm_exec_init(&exec, DRM_EXEC_INTERRUPTIBLE_WAIT, 0);
+	drm_exec_until_all_locked(&exec) {
+		ret = drm_gpuvm_prepare_vm(&queue->vm->base, &exec,
+					   args->jobs.count);
+		drm_exec_retry_on_contention(&exec);
+		if (ret)
+			goto out_unlock;
+	}
+
+	/* Jobs wait for the VM's pending asynchronous binds. */
+	for (i = 0; i < args->jobs.count; i++) {
+		ret = drm_sched_job_add_resv_dependencies(&sjobs[i].job->base,
+							  resv,
+							  DMA_RESV_USAGE_KERNEL);
+		if (ret)
+			goto out_unlock;
+	}
 
 	for (i = 0; i < args->jobs.count; i++) {
 		struct dma_fence *fence = weft_job_arm(sjobs[i].job);
@@ -597,9 +760,8 @@ static int weft_ioctl_submit(struct drm_device *ddev, void *data,
 		dma_fence_put(fence);
 	}
 
-out_unlock_resv:
-	dma_resv_unlock(resv);
-out_unlock_submit:
+out_unlock:
+	drm_exec_fini(&exec);
 	mutex_unlock(&queue->submit_lock);
 out_cleanup:
 	for (i = 0; i < args->jobs.count; i++)
@@ -624,6 +786,7 @@ static int weft_open(struct drm_device *ddev, struct drm_file *file)
 	mutex_init(&wfile->lock);
 	xa_init_flags(&wfile->vms, XA_FLAGS_ALLOC1);
 	xa_init_flags(&wfile->queues, XA_FLAGS_ALLOC1);
+	atomic64_set(&wfile->retired_busy_ns, 0);
 	file->driver_priv = wfile;
 	return 0;
 }
@@ -651,6 +814,85 @@ static void weft_postclose(struct drm_device *ddev, struct drm_file *file)
 	kfree(wfile);
 }
 
+/*
+ * fdinfo, per Documentation/gpu/drm-usage-stats.rst: the core prints
+ * drm-driver, drm-client-id and drm-pdev; the file's GPU time is its
+ * queues' busy time, its memory the standard GEM statistics.
+ */
+static void weft_show_fdinfo(struct drm_printer *p, struct drm_file *file)
+{
+	struct weft_file *wfile = file->driver_priv;
+	struct weft_queue *queue;
+	unsigned long id;
+	u64 busy;
+
+	busy = atomic64_read(&wfile->retired_busy_ns);
+	xa_lock(&wfile->queues);
+	xa_for_each(&wfile->queues, id, queue)
+		busy += weft_queue_busy_ns(queue);
+	xa_unlock(&wfile->queues);
+
+	drm_printf(p, "drm-engine-compute:\t%llu ns\n", busy);
+	drm_show_memory_stats(p, file);
+}
+
+static int weft_debugfs_rings(struct seq_file *m, void *data)
+{
+	struct drm_debugfs_entry *entry = m->private;
+	struct weft_device *wdev = to_weft_device(entry->dev);
+	u32 i;
+
+	for (i = 0; i < wdev->num_hwq; i++)
+		weft_hwq_debugfs_show(wdev->hwq[i], m);
+	return 0;
+}
+
+static int weft_debugfs_queues(struct seq_file *m, void *data)
+{
+	struct drm_debugfs_entry *entry = m->private;
+	struct weft_device *wdev = to_weft_device(entry->dev);
+	struct weft_queue *queue;
+
+	mutex_lock(&wdev->queues_lock);
+	list_for_each_entry(queue, &wdev->queues, node)
+		weft_queue_debugfs_show(queue, m);
+	mutex_unlock(&wdev->queues_lock);
+	return 0;
+}
+
+static int weft_debugfs_vms(struct seq_file *m, void *data)
+{
+	struct drm_debugfs_entry *entry = m->private;
+	struct weft_device *wdev = to_weft_device(entry->dev);
+	struct weft_vm *vm;
+	unsigned long id;
+
+	xa_lock(&wdev->ctx_ids);
+	xa_for_each(&wdev->ctx_ids, id, vm) {
+		/* Only VMs still alive: a reference is taken under the lock. */
+		if (!kref_get_unless_zero(&vm->base.kref))
+			continue;
+		xa_unlock(&wdev->ctx_ids);
+		weft_vm_debugfs_show(vm, m);
+		weft_vm_put(vm);
+		xa_lock(&wdev->ctx_ids);
+	}
+	xa_unlock(&wdev->ctx_ids);
+	return 0;
+}
+
+static const struct drm_debugfs_info weft_debugfs_list[] = {
+	{ "weft_rings", weft_debugfs_rings, 0 },
+	{ "weft_queues", weft_debugfs_queues, 0 },
+	{ "weft_vms", weft_debugfs_vms, 0 },
+};
+
+static void weft_debugfs_init(struct drm_minor *minor)
+{
+	drm_debugfs_add_files(minor->dev, weft_debugfs_list,
+			      ARRAY_SIZE(weft_debugfs_list));
+}
+
 static const struct drm_ioctl_desc weft_drm_ioctls[] = {
 #define WEFT_IOCTL(n, func) \
 	DRM_IOCTL_DEF_DRV(WEFT_##n, weft_ioctl_##func, DRM_RENDER_ALLOW)
@@ -673,6 +915,10 @@ static const struct drm_driver weft_drm_driver = {
 			   DRIVER_SYNCOBJ | DRIVER_SYNCOBJ_TIMELINE,
 	.open = weft_open,
 	.postclose = weft_postclose,
+	.show_fdinfo = weft_show_fdinfo,
+#ifdef CONFIG_DEBUG_FS
+	.debugfs_init = weft_debugfs_init,
+#endif
 	.ioctls = weft_drm_ioctls,
 	.num_ioctls = ARRAY_SIZE(weft_drm_ioctls),
 	.fops = &weft_drm_fops,
@@ -680,7 +926,7 @@ static const struct drm_driver weft_drm_driver = {
 	.desc = "Weft GPU",
 	.date = "20261121",
 	.major = 1,
-	.minor = 0,
+	.minor = 1,
 	.gem_create_object = weft_gem_create_object,
 	.gem_prime_import_sg_table = drm_gem_shmem_prime_import_sg_table,
 };

@@ -7,12 +7,16 @@
 #include <linux/mutex.h>
 #include <linux/types.h>
 
+#include <linux/dma-resv.h>
+
 #include <drm/drm_gpuvm.h>
+#include <drm/gpu_scheduler.h>
 
 struct drm_file;
 struct drm_weft_vm_bind_op;
 struct weft_device;
 struct weft_pt;
+struct weft_vm_op_ctx;
 
 /**
  * struct weft_vm - A GPU address space.
@@ -37,6 +41,12 @@ struct weft_vm {
 	/** @root: The level-0 page table. */
 	struct weft_pt *root;
 
+	/**
+	 * @bind_entity: Entity of the VM's asynchronous binds, on
+	 * &weft_device.bind_sched.
+	 */
+	struct drm_sched_entity bind_entity;
+
 	/** @ctx_id: Context id given to the device in SET_VM. */
 	u32 ctx_id;
 
@@ -53,6 +63,27 @@ struct weft_vm {
 	bool destroyed;
 };
 
+/**
+ * struct weft_bind_job - An asynchronous VM_BIND: a scheduler job that
+ * applies preallocated operations once its dependencies signalled.
+ */
+struct weft_bind_job {
+	/** @base: The scheduler job. */
+	struct drm_sched_job base;
+
+	/** @vm: The VM, referenced. */
+	struct weft_vm *vm;
+
+	/** @count: Operations in @ops. */
+	u32 count;
+
+	/** @has_unmap: One operation is an unmap. */
+	bool has_unmap;
+
+	/** @ops: The prepared operations, in order. */
+	struct weft_vm_op_ctx **ops;
+};
+
 static inline struct weft_vm *to_weft_vm(struct drm_gpuvm *gpuvm)
 {
 	return container_of(gpuvm, struct weft_vm, base);
@@ -63,6 +94,25 @@ void weft_vm_destroy(struct weft_vm *vm);
 int weft_vm_bind_op(struct weft_vm *vm, struct drm_file *file,
 		    const struct drm_weft_vm_bind_op *op);
 u64 weft_vm_root_dma(struct weft_vm *vm);
+
+struct weft_vm_op_ctx *weft_vm_op_prepare(struct weft_vm *vm,
+					  struct drm_file *file,
+					  const struct drm_weft_vm_bind_op *op);
+int weft_vm_op_exec(struct weft_vm *vm, struct weft_vm_op_ctx *ctx);
+void weft_vm_op_cleanup(struct weft_vm *vm, struct weft_vm_op_ctx *ctx);
+bool weft_vm_op_is_unmap(const struct weft_vm_op_ctx *ctx);
+bool weft_vm_op_range_busy(struct weft_vm *vm, struct weft_vm_op_ctx *ctx);
+int weft_vm_wait_idle(struct weft_vm *vm, enum dma_resv_usage usage,
+		      bool intr);
+
+int weft_vm_bind_sched_init(struct weft_device *wdev);
+struct weft_bind_job *weft_bind_job_create(struct weft_vm *vm, u32 count,
+					   void *owner);
+int weft_bind_job_add_op(struct weft_bind_job *job, struct drm_file *file,
+			 const struct drm_weft_vm_bind_op *op);
+void weft_bind_job_free_unarmed(struct weft_bind_job *job);
+struct seq_file;
+void weft_vm_debugfs_show(struct weft_vm *vm, struct seq_file *m);
 struct dma_resv *weft_vm_resv(struct weft_vm *vm);
 
 static inline struct weft_vm *weft_vm_get(struct weft_vm *vm)

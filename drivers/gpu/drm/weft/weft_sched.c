@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /* Copyright (C) 2026 The Weft authors */
 
+#include <linux/devcoredump.h>
 #include <linux/dma-fence.h>
 #include <linux/dma-mapping.h>
 #include <linux/iopoll.h>
+#include <linux/ktime.h>
 #include <linux/module.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/vmalloc.h>
 
 #include <drm/drm_managed.h>
 #include <drm/drm_print.h>
@@ -16,6 +20,9 @@
 #include "weft_mmu.h"
 #include "weft_regs.h"
 #include "weft_sched.h"
+
+#define CREATE_TRACE_POINTS
+#include "weft_trace.h"
 
 /* Ring size: 64 KiB, 16384 dwords. */
 #define WEFT_RING_SIZE			SZ_64K
@@ -100,6 +107,23 @@ static void weft_hwq_kick(struct weft_hwq *hwq)
 	weft_device_ring_doorbell(hwq->wdev);
 }
 
+/* Adds the GPU time of @job, completing now, to its queue. */
+static void weft_job_account(struct weft_job *job)
+{
+	struct weft_hwq *hwq = job->hwq;
+	u64 now = ktime_get_ns(), start;
+	unsigned long flags;
+
+	spin_lock_irqsave(&hwq->fence_lock, flags);
+	start = max(job->start_ns, hwq->last_done_ns);
+	hwq->last_done_ns = now;
+	spin_unlock_irqrestore(&hwq->fence_lock, flags);
+
+	if (now > start)
+		atomic64_add(now - start, &job->queue->busy_ns);
+	atomic64_inc(&job->queue->jobs_done);
+}
+
 /* Signals, with @error if nonzero, the jobs of @list and drops them. */
 static void weft_hwq_signal_list(struct list_head *list, int error)
 {
@@ -107,6 +131,9 @@ static void weft_hwq_signal_list(struct list_head *list, int error)
 
 	list_for_each_entry_safe(job, tmp, list, node) {
 		list_del_init(&job->node);
+		weft_job_account(job);
+		trace_weft_job_complete(job->hwq->idx, job->vm->ctx_id,
+					job->seqno, error);
 		if (error)
 			dma_fence_set_error(job->done_fence, error);
 		dma_fence_signal(job->done_fence);
@@ -234,18 +261,133 @@ static int weft_hwq_reset_and_replay(struct weft_hwq *hwq)
 	return 0;
 }
 
+/* Appends printf-style text to the capture buffer; never allocates. */
+static __printf(2, 3) void weft_capture_printf(struct weft_hwq *hwq,
+					       const char *fmt, ...)
+{
+	size_t left = WEFT_CAPTURE_SIZE - hwq->capture_len;
+	va_list args;
+
+	if (left <= 1)
+		return;
+	va_start(args, fmt);
+	hwq->capture_len += vscnprintf(hwq->capture + hwq->capture_len, left,
+				       fmt, args);
+	va_end(args);
+}
+
+/*
+ * Writes what is known of a failing job to @capture: the error, the
+ * fault block, the culprit and the ring around the device's HEAD. Called
+ * with @ring_lock held, before the reset changes HEAD.
+ */
+static void weft_hwq_capture(struct weft_hwq *hwq, struct weft_job *culprit,
+			     int error, u32 code, u64 addr)
+{
+	struct weft_device *wdev = hwq->wdev;
+	u32 head = weft_hwq_read_reg(hwq, WEFT_Q_HEAD);
+	struct weft_job *job;
+	unsigned long flags;
+	u32 i;
+
+	hwq->capture_len = 0;
+	weft_capture_printf(hwq, "weft devcoredump\n");
+	weft_capture_printf(hwq, "hwq: %u\nerror: %d\n", hwq->idx, error);
+	weft_capture_printf(hwq, "queue_error: %s (%u)\nerror_addr: 0x%llx\n",
+			    code ? weft_qerr_name(code) : "timeout", code,
+			    addr);
+	spin_lock_irqsave(&wdev->fault.lock, flags);
+	weft_capture_printf(hwq, "fault_seq: %u\nfault_addr: 0x%llx\nfault_info: 0x%x\n",
+			    wdev->fault.seq, wdev->fault.addr,
+			    wdev->fault.info);
+	spin_unlock_irqrestore(&wdev->fault.lock, flags);
+	if (culprit)
+		weft_capture_printf(hwq,
+				    "culprit: ctx %u queue %u seqno %llu batch 0x%llx size %u\n",
+				    culprit->vm->ctx_id, culprit->queue->id,
+				    culprit->seqno, culprit->batch_va,
+				    culprit->batch_size);
+	weft_capture_printf(hwq, "ring: 0x%llx head %u tail %u status %u fence %llu\n",
+			    (u64)hwq->ring_dma, head, hwq->tail,
+			    weft_hwq_read_reg(hwq, WEFT_Q_STATUS),
+			    READ_ONCE(*hwq->fence_cpu));
+	for (i = 0; i < 32 && head + i != hwq->tail; i++)
+		weft_capture_printf(hwq, "ring[%u]: 0x%08x\n", head + i,
+				    hwq->ring[(head + i) & (hwq->ring_dwords - 1)]);
+	spin_lock_irqsave(&hwq->fence_lock, flags);
+	list_for_each_entry(job, &hwq->pending, node)
+		weft_capture_printf(hwq, "pending: ctx %u seqno %llu batch 0x%llx size %u\n",
+				    job->vm->ctx_id, job->seqno, job->batch_va,
+				    job->batch_size);
+	spin_unlock_irqrestore(&hwq->fence_lock, flags);
+	queue_work(system_unbound_wq, &hwq->capture_work);
+}
+
+/* Emits the capture as a devcoredump, outside the fence-signalling path. */
+static void weft_hwq_capture_work(struct work_struct *work)
+{
+	struct weft_hwq *hwq = container_of(work, struct weft_hwq,
+					    capture_work);
+	size_t len;
+	void *data;
+
+	data = vmalloc(WEFT_CAPTURE_SIZE);
+	if (!data)
+		return;
+	mutex_lock(&hwq->ring_lock);
+	len = hwq->capture_len;
+	memcpy(data, hwq->capture, len);
+	mutex_unlock(&hwq->ring_lock);
+
+	/* Frees @data; keeps only the first dump until it is read. */
+	dev_coredumpv(hwq->wdev->base.dev, data, len, GFP_KERNEL);
+}
+
+/**
+ * weft_hwq_flush_capture() - Wait for a pending devcoredump.
+ * @hwq: The queue.
+ */
+void weft_hwq_flush_capture(struct weft_hwq *hwq)
+{
+	flush_work(&hwq->capture_work);
+}
+
+/*
+ * Bans the culprit's queue and moves its other jobs still in the ring to
+ * @cancel. Called with @ring_lock held.
+ */
+static void weft_hwq_ban(struct weft_hwq *hwq, struct weft_job *culprit,
+			 int error, struct list_head *cancel)
+{
+	struct weft_queue *queue = culprit->queue;
+	struct weft_job *job, *tmp;
+	unsigned long flags;
+
+	if (!READ_ONCE(queue->error))
+		WRITE_ONCE(queue->error, error);
+
+	spin_lock_irqsave(&hwq->fence_lock, flags);
+	list_for_each_entry_safe(job, tmp, &hwq->pending, node) {
+		if (job->queue == queue)
+			list_move_tail(&job->node, cancel);
+	}
+	spin_unlock_irqrestore(&hwq->fence_lock, flags);
+}
+
 /*
  * Recovers the queue after a queue error (@bad NULL) or a timeout of @bad:
- * the culprit, the oldest job in the ring or @bad, fails with @error, the
- * queue is reset and the other jobs in the ring are written again, so
- * the jobs of other queues sharing the ring are not disturbed and the
+ * the culprit, the oldest job in the ring or @bad, fails with @error and
+ * its queue is banned (its other jobs fail with -ECANCELED); the hardware
+ * queue is reset and the other jobs in the ring are written again, so the
+ * jobs of other queues sharing the ring are not disturbed and the
  * scheduler keeps its hardware-fence callbacks. Runs on @reset_wq only.
  */
 static void weft_hwq_recover(struct weft_hwq *hwq, struct weft_job *bad,
-			     int error)
+			     int error, u32 code, u64 addr)
 {
 	struct weft_job *culprit = NULL;
 	unsigned long flags;
+	LIST_HEAD(cancel);
 	LIST_HEAD(list);
 
 	mutex_lock(&hwq->ring_lock);
@@ -267,6 +409,16 @@ static void weft_hwq_recover(struct weft_hwq *hwq, struct weft_job *bad,
 		culprit = weft_hwq_take_oldest(hwq);
 	}
 
+	weft_hwq_capture(hwq, culprit, error, code, addr);
+	if (culprit) {
+		weft_hwq_ban(hwq, culprit, error, &cancel);
+		trace_weft_reset(hwq->idx, culprit->vm->ctx_id, culprit->seqno,
+				 error);
+	} else {
+		trace_weft_reset(hwq->idx, 0, 0, error);
+	}
+	hwq->resets++;
+
 	if (weft_hwq_reset_and_replay(hwq)) {
 		hwq->dead = true;
 		weft_hwq_fail_all(hwq, -EIO);
@@ -277,6 +429,7 @@ static void weft_hwq_recover(struct weft_hwq *hwq, struct weft_job *bad,
 		list_add(&culprit->node, &list);
 		weft_hwq_signal_list(&list, error);
 	}
+	weft_hwq_signal_list(&cancel, -ECANCELED);
 }
 
 static void weft_hwq_error_work(struct work_struct *work)
@@ -301,7 +454,7 @@ static void weft_hwq_error_work(struct work_struct *work)
 		       hwq->idx, weft_qerr_name(code), addr,
 		       (u64)hwq->ring_dma,
 		       weft_hwq_read_reg(hwq, WEFT_Q_HEAD), hwq->tail);
-	weft_hwq_recover(hwq, NULL, weft_qerr_to_errno(code));
+	weft_hwq_recover(hwq, NULL, weft_qerr_to_errno(code), code, addr);
 }
 
 /**
@@ -329,6 +482,10 @@ static struct dma_fence *weft_sched_run_job(struct drm_sched_job *sched_job)
 	if (unlikely(job->base.s_fence->finished.error))
 		return NULL;
 
+	/* The queue was banned after this job was queued. */
+	if (unlikely(READ_ONCE(job->queue->error)))
+		return ERR_PTR(-ECANCELED);
+
 	mutex_lock(&hwq->ring_lock);
 	if (hwq->dead) {
 		mutex_unlock(&hwq->ring_lock);
@@ -336,6 +493,9 @@ static struct dma_fence *weft_sched_run_job(struct drm_sched_job *sched_job)
 	}
 
 	job->seqno = ++hwq->seqno;
+	job->start_ns = ktime_get_ns();
+	trace_weft_job_submit(hwq->idx, job->vm->ctx_id, job->seqno,
+			      job->batch_va, job->batch_size);
 	dma_fence_init(job->done_fence, &weft_fence_ops, &hwq->fence_lock,
 		       hwq->fence_ctx, job->seqno);
 	job->fence_inited = true;
@@ -378,8 +538,13 @@ weft_sched_timedout_job(struct drm_sched_job *sched_job)
 		drm_dbg_driver(&hwq->wdev->base,
 			       "queue %u: job %llu timed out\n", hwq->idx,
 			       job->seqno);
-	weft_hwq_recover(hwq, job, -ETIMEDOUT);
+	weft_hwq_recover(hwq, job, -ETIMEDOUT, 0, 0);
 	return DRM_GPU_SCHED_STAT_NOMINAL;
+}
+
+static void weft_queue_free(struct kref *kref)
+{
+	kfree(container_of(kref, struct weft_queue, mem_ref));
 }
 
 static void weft_job_release(struct weft_job *job)
@@ -389,6 +554,7 @@ static void weft_job_release(struct weft_job *job)
 	else
 		kfree(job->done_fence);
 	weft_vm_put(job->vm);
+	kref_put(&job->queue->mem_ref, weft_queue_free);
 	kfree(job);
 }
 
@@ -413,6 +579,8 @@ static void weft_hwq_release(struct drm_device *ddev, void *data)
 
 	drm_sched_fini(&hwq->sched);
 	destroy_workqueue(hwq->reset_wq);
+	cancel_work_sync(&hwq->capture_work);
+	kfree(hwq->capture);
 	dma_free_coherent(dev, WEFT_RING_SIZE, hwq->ring, hwq->ring_dma);
 	dma_free_coherent(dev, PAGE_SIZE, hwq->fence_cpu, hwq->fence_dma);
 	mutex_destroy(&hwq->ring_lock);
@@ -445,7 +613,14 @@ struct weft_hwq *weft_hwq_create(struct weft_device *wdev, u32 idx)
 	spin_lock_init(&hwq->fence_lock);
 	INIT_LIST_HEAD(&hwq->pending);
 	INIT_WORK(&hwq->error_work, weft_hwq_error_work);
+	INIT_WORK(&hwq->capture_work, weft_hwq_capture_work);
 	hwq->fence_ctx = dma_fence_context_alloc(1);
+
+	hwq->capture = kzalloc(WEFT_CAPTURE_SIZE, GFP_KERNEL);
+	if (!hwq->capture) {
+		ret = -ENOMEM;
+		goto err_free;
+	}
 
 	hwq->ring = dma_alloc_coherent(dev, WEFT_RING_SIZE, &hwq->ring_dma,
 				       GFP_KERNEL);
@@ -488,6 +663,7 @@ err_free_fence:
 err_free_ring:
 	dma_free_coherent(dev, WEFT_RING_SIZE, hwq->ring, hwq->ring_dma);
 err_free:
+	kfree(hwq->capture);
 	mutex_destroy(&hwq->ring_lock);
 	kfree(hwq);
 	return ERR_PTR(ret);
@@ -560,9 +736,16 @@ struct weft_queue *weft_queue_create(struct weft_device *wdev,
 		return ERR_PTR(-ENOMEM);
 
 	kref_init(&queue->refcount);
+	kref_init(&queue->mem_ref);
 	mutex_init(&queue->submit_lock);
-	/* Every queue uses hardware queue 0 for now. */
-	queue->hwq = wdev->hwq[0];
+	INIT_LIST_HEAD(&queue->node);
+	queue->priority = priority;
+	/*
+	 * One hardware queue per priority, high first: the device serves its
+	 * queues round robin, one command each, starting with queue 0.
+	 */
+	queue->hwq = wdev->hwq[min(DRM_WEFT_QUEUE_PRIORITY_HIGH - priority,
+				   wdev->num_hwq - 1)];
 	sched = &queue->hwq->sched;
 
 	ret = drm_sched_entity_init(&queue->entity, prio_map[priority],
@@ -574,6 +757,9 @@ struct weft_queue *weft_queue_create(struct weft_device *wdev,
 	}
 
 	queue->vm = weft_vm_get(vm);
+	mutex_lock(&wdev->queues_lock);
+	list_add_tail(&queue->node, &wdev->queues);
+	mutex_unlock(&wdev->queues_lock);
 	return queue;
 }
 
@@ -581,12 +767,20 @@ static void weft_queue_release(struct kref *kref)
 {
 	struct weft_queue *queue = container_of(kref, struct weft_queue,
 						refcount);
+	struct weft_device *wdev = queue->hwq->wdev;
+
+	mutex_lock(&wdev->queues_lock);
+	list_del_init(&queue->node);
+	mutex_unlock(&wdev->queues_lock);
 
 	/* Waits (bounded) for the queued jobs, then kills the rest. */
 	drm_sched_entity_destroy(&queue->entity);
+	if (queue->wfile)
+		atomic64_add(atomic64_read(&queue->busy_ns),
+			     &queue->wfile->retired_busy_ns);
 	weft_vm_put(queue->vm);
 	mutex_destroy(&queue->submit_lock);
-	kfree(queue);
+	kref_put(&queue->mem_ref, weft_queue_free);
 }
 
 /**
@@ -597,6 +791,69 @@ void weft_queue_put(struct weft_queue *queue)
 {
 	if (queue)
 		kref_put(&queue->refcount, weft_queue_release);
+}
+
+/**
+ * weft_queue_error() - Whether a queue is banned.
+ * @queue: The queue.
+ *
+ * Return: 0, or the error of the job that got the queue banned.
+ */
+int weft_queue_error(struct weft_queue *queue)
+{
+	return READ_ONCE(queue->error);
+}
+
+/**
+ * weft_queue_busy_ns() - GPU time of a queue's completed jobs.
+ * @queue: The queue.
+ *
+ * Return: Nanoseconds.
+ */
+u64 weft_queue_busy_ns(struct weft_queue *queue)
+{
+	return atomic64_read(&queue->busy_ns);
+}
+
+/**
+ * weft_hwq_debugfs_show() - Print a hardware queue's state.
+ * @hwq: The queue.
+ * @m: The debugfs file.
+ */
+void weft_hwq_debugfs_show(struct weft_hwq *hwq, struct seq_file *m)
+{
+	struct weft_job *job;
+	unsigned int pending = 0;
+	unsigned long flags;
+
+	mutex_lock(&hwq->ring_lock);
+	spin_lock_irqsave(&hwq->fence_lock, flags);
+	list_for_each_entry(job, &hwq->pending, node)
+		pending++;
+	spin_unlock_irqrestore(&hwq->fence_lock, flags);
+	seq_printf(m, "hwq %u: ring 0x%llx size %u head %u tail %u status %u enable %u\n",
+		   hwq->idx, (u64)hwq->ring_dma, WEFT_RING_SIZE,
+		   weft_hwq_read_reg(hwq, WEFT_Q_HEAD), hwq->tail,
+		   weft_hwq_read_reg(hwq, WEFT_Q_STATUS),
+		   weft_hwq_read_reg(hwq, WEFT_Q_ENABLE));
+	seq_printf(m, "  seqno %llu fence %llu pending %u resets %u errors %u%s\n",
+		   hwq->seqno, READ_ONCE(*hwq->fence_cpu), pending,
+		   hwq->resets, weft_hwq_read_reg(hwq, WEFT_Q_ERROR_SEQ),
+		   hwq->dead ? " dead" : "");
+	mutex_unlock(&hwq->ring_lock);
+}
+
+/**
+ * weft_queue_debugfs_show() - Print a queue's state.
+ * @queue: The queue.
+ * @m: The debugfs file.
+ */
+void weft_queue_debugfs_show(struct weft_queue *queue, struct seq_file *m)
+{
+	seq_printf(m, "queue %u: hwq %u ctx %u priority %u jobs %lld busy %lld ns error %d\n",
+		   queue->id, queue->hwq->idx, queue->vm->ctx_id,
+		   queue->priority, atomic64_read(&queue->jobs_done),
+		   atomic64_read(&queue->busy_ns), READ_ONCE(queue->error));
 }
 
 /**
@@ -626,6 +883,8 @@ struct weft_job *weft_job_create(struct weft_queue *queue, u64 batch_va,
 
 	INIT_LIST_HEAD(&job->node);
 	job->hwq = queue->hwq;
+	job->queue = queue;
+	kref_get(&queue->mem_ref);
 	job->vm = weft_vm_get(queue->vm);
 	job->batch_va = batch_va;
 	job->batch_size = batch_size;

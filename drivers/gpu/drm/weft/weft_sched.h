@@ -15,6 +15,7 @@
 
 struct dma_fence;
 struct weft_device;
+struct weft_file;
 struct weft_vm;
 
 /* Largest batch a job may name, in bytes. */
@@ -92,14 +93,74 @@ struct weft_hwq {
 
 	/** @error_work: Handles a queue error the device reported. */
 	struct work_struct error_work;
+
+	/**
+	 * @last_done_ns: When the last job of the ring completed, so busy
+	 * time is not counted twice for jobs queued back to back. Protected
+	 * by @fence_lock.
+	 */
+	u64 last_done_ns;
+
+	/** @resets: Number of resets of this queue, for debugfs. */
+	u32 resets;
+
+	/**
+	 * @capture: Text capture of the last failing job, written by the
+	 * recovery path under @ring_lock without allocating, turned into a
+	 * devcoredump by @capture_work. WEFT_CAPTURE_SIZE bytes.
+	 */
+	char *capture;
+
+	/** @capture_len: Bytes of @capture in use; under @ring_lock. */
+	size_t capture_len;
+
+	/** @capture_work: Emits @capture as a devcoredump. */
+	struct work_struct capture_work;
 };
+
+/* Size of &weft_hwq.capture. */
+#define WEFT_CAPTURE_SIZE		SZ_16K
 
 /**
  * struct weft_queue - A userspace queue: one scheduler entity.
+ *
+ * A queue whose job failed (a fault, a command error, a timeout) is banned:
+ * @error is set, its jobs still in the ring or in the entity fail with
+ * -ECANCELED and SUBMIT on it fails with -ECANCELED.
  */
 struct weft_queue {
-	/** @refcount: Held by the file's queue table and by SUBMIT. */
+	/**
+	 * @refcount: Users: the file's queue table and SUBMIT. The last one
+	 * tears the entity down.
+	 */
 	struct kref refcount;
+
+	/**
+	 * @mem_ref: Memory: one for all of @refcount and one per job, which
+	 * reads @error and adds to @busy_ns.
+	 */
+	struct kref mem_ref;
+
+	/** @wfile: The file; valid while @refcount is not zero. */
+	struct weft_file *wfile;
+
+	/** @id: The queue's id in its file. */
+	u32 id;
+
+	/** @priority: One of &enum drm_weft_queue_priority. */
+	u32 priority;
+
+	/** @error: Nonzero once banned: the error of the guilty job. */
+	int error;
+
+	/** @busy_ns: GPU time of the queue's completed jobs. */
+	atomic64_t busy_ns;
+
+	/** @jobs_done: Completed jobs, for debugfs. */
+	atomic64_t jobs_done;
+
+	/** @node: Entry in &weft_device.queues, under its queues_lock. */
+	struct list_head node;
 
 	/** @hwq: The hardware queue the entity feeds. */
 	struct weft_hwq *hwq;
@@ -123,6 +184,12 @@ struct weft_job {
 
 	/** @hwq: The hardware queue. */
 	struct weft_hwq *hwq;
+
+	/** @queue: The queue; the job holds &weft_queue.mem_ref. */
+	struct weft_queue *queue;
+
+	/** @start_ns: When run_job() wrote the job to the ring. */
+	u64 start_ns;
 
 	/** @vm: The VM, referenced until the job is freed. */
 	struct weft_vm *vm;
@@ -157,6 +224,13 @@ void weft_hwq_irq(struct weft_hwq *hwq);
 struct weft_queue *weft_queue_create(struct weft_device *wdev,
 				     struct weft_vm *vm, u32 priority);
 void weft_queue_put(struct weft_queue *queue);
+int weft_queue_error(struct weft_queue *queue);
+u64 weft_queue_busy_ns(struct weft_queue *queue);
+void weft_hwq_flush_capture(struct weft_hwq *hwq);
+
+struct seq_file;
+void weft_hwq_debugfs_show(struct weft_hwq *hwq, struct seq_file *m);
+void weft_queue_debugfs_show(struct weft_queue *queue, struct seq_file *m);
 
 struct weft_job *weft_job_create(struct weft_queue *queue, u64 batch_va,
 				 u32 batch_size, void *owner);
