@@ -89,6 +89,29 @@ int weft_device_open(const char *path, struct weft_device **out)
 	return ret ? -ENODEV : 0;
 }
 
+int weft_device_open_fd(int fd, struct weft_device **out)
+{
+	struct weft_device *dev = calloc(1, sizeof(*dev));
+	int ret;
+
+	if (!dev)
+		return -ENOMEM;
+	dev->fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	if (dev->fd < 0) {
+		ret = -errno;
+		free(dev);
+		return ret;
+	}
+	ret = weft_device_init(dev);
+	if (ret) {
+		close(dev->fd);
+		free(dev);
+		return ret;
+	}
+	*out = dev;
+	return 0;
+}
+
 void weft_device_close(struct weft_device *dev)
 {
 	if (!dev)

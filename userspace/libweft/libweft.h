@@ -33,6 +33,12 @@ struct weft_buffer {
  * NULL. -ENODEV when there is none.
  */
 int weft_device_open(const char *path, struct weft_device **out);
+/*
+ * Wraps @fd, an open DRM file of weft.ko (the caller's, e.g. from Mesa's
+ * pipe-loader): the device dup()s it and closes only its own copy.
+ * -ENODEV when @fd is not driven by weft.ko.
+ */
+int weft_device_open_fd(int fd, struct weft_device **out);
 void weft_device_close(struct weft_device *dev);
 int weft_device_fd(const struct weft_device *dev);
 const struct drm_weft_device_info *weft_device_info(const struct weft_device *dev);

@@ -1,0 +1,365 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The weft pipe_context: one hardware queue per context on the screen's VM;
+ * launch_grid writes the kernel arguments (constant buffer 0, with the
+ * global buffers' VAs patched in by set_global_binding) and a batch with
+ * one DISPATCH, and submits it with a syncobj as its fence.
+ */
+#include "util/os_time.h"
+#include "util/u_inlines.h"
+#include "util/u_memory.h"
+
+#include "weft_cs_regs.h"
+#include "weft_screen.h"
+
+/* Job buffer layout: the batch, then the arguments. */
+#define WEFT_JOB_BATCH_SIZE 256
+
+static void *
+weft_create_compute_state(struct pipe_context *pctx, const struct pipe_compute_state *cso)
+{
+   struct weft_screen *s = weft_screen(pctx->screen);
+   struct weft_compute_state *cs;
+   nir_shader *nir = (nir_shader *)cso->prog;
+
+   if (cso->ir_type != PIPE_SHADER_IR_NIR)
+      return NULL;
+   cs = CALLOC_STRUCT(weft_compute_state);
+   if (!cs)
+      return NULL;
+   cs->shader = weft_compile_nir(nir);
+   if (!cs->shader) {
+      FREE(cs);
+      return NULL;
+   }
+   cs->static_shared = MAX2(cso->static_shared_mem, nir->info.shared_size);
+   if (weft_buffer_va_create(s, cs->shader->size,
+                             DRM_WEFT_VM_BIND_OP_MAP_READONLY | DRM_WEFT_VM_BIND_OP_MAP_EXEC,
+                             &cs->code)) {
+      weft_shader_destroy(cs->shader);
+      FREE(cs);
+      return NULL;
+   }
+   memcpy(cs->code.bo.map, cs->shader->code, cs->shader->size);
+   return cs;
+}
+
+static void
+weft_bind_compute_state(struct pipe_context *pctx, void *cso)
+{
+   weft_context(pctx)->cs = cso;
+}
+
+static void
+weft_delete_compute_state(struct pipe_context *pctx, void *cso)
+{
+   struct weft_screen *s = weft_screen(pctx->screen);
+   struct weft_compute_state *cs = cso;
+
+   weft_screen_wait_all(s);
+   weft_buffer_va_destroy(s, &cs->code);
+   weft_shader_destroy(cs->shader);
+   FREE(cs);
+}
+
+static void
+weft_get_compute_state_info(struct pipe_context *pctx, void *cso,
+                            struct pipe_compute_state_object_info *info)
+{
+   struct weft_screen *s = weft_screen(pctx->screen);
+   struct weft_compute_state *cs = cso;
+
+   info->max_threads = s->info.max_wg_size;
+   info->preferred_simd_size = cs->shader->simd;
+   info->simd_sizes = cs->shader->simd;
+   info->private_memory = 0;
+}
+
+static void
+weft_set_constant_buffer(struct pipe_context *pctx, enum pipe_shader_type shader,
+                         uint index, bool take_ownership,
+                         const struct pipe_constant_buffer *cb)
+{
+   struct weft_context *ctx = weft_context(pctx);
+   const void *data = NULL;
+
+   if (index != 0)
+      return;
+   FREE(ctx->cb0);
+   ctx->cb0 = NULL;
+   ctx->cb0_size = 0;
+   if (cb) {
+      if (cb->user_buffer)
+         data = (const uint8_t *)cb->user_buffer + cb->buffer_offset;
+      else if (cb->buffer)
+         data = (const uint8_t *)weft_resource(cb->buffer)->bo.map + cb->buffer_offset;
+      if (data && cb->buffer_size) {
+         ctx->cb0 = MALLOC(cb->buffer_size);
+         memcpy(ctx->cb0, data, cb->buffer_size);
+         ctx->cb0_size = cb->buffer_size;
+      }
+      if (take_ownership && cb->buffer) {
+         struct pipe_resource *r = cb->buffer;
+         pipe_resource_reference(&r, NULL);
+      }
+   }
+}
+
+static void
+weft_set_global_binding(struct pipe_context *pctx, unsigned first, unsigned count,
+                        struct pipe_resource **resources, uint32_t **handles)
+{
+   if (!resources)
+      return;
+   for (unsigned i = 0; i < count; i++) {
+      uint64_t addr = 0;
+
+      if (!resources[i])
+         continue;
+      /* The handle holds the offset into the buffer; make it the VA. */
+      memcpy(&addr, handles[i], sizeof(addr));
+      addr += weft_resource(resources[i])->va;
+      memcpy(handles[i], &addr, sizeof(addr));
+   }
+}
+
+static void
+weft_launch_grid(struct pipe_context *pctx, const struct pipe_grid_info *info)
+{
+   struct weft_context *ctx = weft_context(pctx);
+   struct weft_screen *s = weft_screen(pctx->screen);
+   struct weft_compute_state *cs = ctx->cs;
+   struct weft_buffer_va job;
+   struct weft_fence *fence;
+   uint32_t *b, n = 0;
+
+   if (!cs)
+      return;
+   if (weft_buffer_va_create(s, WEFT_JOB_BATCH_SIZE + MAX2(ctx->cb0_size, 8),
+                             DRM_WEFT_VM_BIND_OP_MAP_READONLY, &job)) {
+      mesa_loge("weft: out of memory for a job");
+      return;
+   }
+   if (ctx->cb0_size)
+      memcpy((uint8_t *)job.bo.map + WEFT_JOB_BATCH_SIZE, ctx->cb0, ctx->cb0_size);
+
+   uint64_t args = job.va + WEFT_JOB_BATCH_SIZE;
+   b = job.bo.map;
+   b[n++] = WEFT_CMD_HEADER(WEFT_CMD_DISPATCH, WEFT_CMD_DISPATCH_LEN);
+   b[n++] = (uint32_t)cs->code.va;
+   b[n++] = (uint32_t)(cs->code.va >> 32);
+   b[n++] = (uint32_t)args;
+   b[n++] = (uint32_t)(args >> 32);
+   b[n++] = cs->shader->simd;
+   for (unsigned i = 0; i < 3; i++)
+      b[n++] = info->grid[i] * info->block[i];
+   for (unsigned i = 0; i < 3; i++)
+      b[n++] = info->block[i];
+   b[n++] = 0;
+   b[n++] = 0;
+   b[n++] = 0;
+   b[n++] = cs->static_shared + info->variable_shared_mem;
+   b[n++] = WEFT_CMD_HEADER(WEFT_CMD_END, 1);
+
+   fence = weft_fence_create(s);
+   if (!fence) {
+      weft_buffer_va_destroy(s, &job);
+      return;
+   }
+   util_dynarray_append(&fence->bos, struct weft_buffer_va, job);
+   int ret = weft_submit(s->dev, ctx->queue, job.va, n * 4, 0, fence->syncobj);
+   if (ret) {
+      mesa_loge("weft: submit failed: %s", strerror(-ret));
+      weft_syncobj_destroy(s->dev, fence->syncobj);
+      fence->syncobj = 0;
+   }
+   if (weft_debug & WEFT_DBG_SYNC)
+      weft_fence_wait(s, fence, UINT64_MAX);
+
+   /* The context's last submit is its flush fence; the screen's list is
+    * what CPU access waits for. */
+   p_atomic_inc(&fence->reference.count);
+   if (ctx->last)
+      weft_fence_unref(s, ctx->last);
+   ctx->last = fence;
+   simple_mtx_lock(&s->lock);
+   util_dynarray_append(&s->pending, struct weft_fence *, fence);
+   simple_mtx_unlock(&s->lock);
+}
+
+static void
+weft_flush(struct pipe_context *pctx, struct pipe_fence_handle **out, unsigned flags)
+{
+   struct weft_context *ctx = weft_context(pctx);
+   struct weft_screen *s = weft_screen(pctx->screen);
+
+   if (!out)
+      return;
+   if (*out)
+      pctx->screen->fence_reference(pctx->screen, out, NULL);
+   if (ctx->last) {
+      pctx->screen->fence_reference(pctx->screen, out,
+                                    (struct pipe_fence_handle *)ctx->last);
+   } else {
+      /* Nothing submitted: an already signalled fence. */
+      struct weft_fence *f = CALLOC_STRUCT(weft_fence);
+      pipe_reference_init(&f->reference, 1);
+      util_dynarray_init(&f->bos, NULL);
+      *out = (struct pipe_fence_handle *)f;
+   }
+   (void)s;
+}
+
+static void
+weft_memory_barrier(struct pipe_context *pctx, unsigned flags)
+{
+   /* Dispatches on a queue run in order and see each other's writes. */
+}
+
+/* Queries: only the timestamp Rusticl uses for event profiling. */
+struct weft_query {
+   unsigned type;
+   uint64_t value;
+};
+
+static struct pipe_query *
+weft_create_query(struct pipe_context *pctx, unsigned type, unsigned index)
+{
+   struct weft_query *q = CALLOC_STRUCT(weft_query);
+
+   if (q)
+      q->type = type;
+   return (struct pipe_query *)q;
+}
+
+static void
+weft_destroy_query(struct pipe_context *pctx, struct pipe_query *q)
+{
+   FREE(q);
+}
+
+static bool
+weft_begin_query(struct pipe_context *pctx, struct pipe_query *q)
+{
+   return true;
+}
+
+static bool
+weft_end_query(struct pipe_context *pctx, struct pipe_query *pq)
+{
+   struct weft_query *q = (struct weft_query *)pq;
+
+   /* The time the GPU reached this point: after the submits so far. */
+   pctx->flush(pctx, NULL, 0);
+   weft_screen_wait_all(weft_screen(pctx->screen));
+   q->value = os_time_get_nano();
+   return true;
+}
+
+static bool
+weft_get_query_result(struct pipe_context *pctx, struct pipe_query *pq, bool wait,
+                      union pipe_query_result *result)
+{
+   result->u64 = ((struct weft_query *)pq)->value;
+   return true;
+}
+
+static void
+weft_set_active_query_state(struct pipe_context *pctx, bool enable)
+{
+}
+
+static void *
+weft_create_sampler_state(struct pipe_context *pctx, const struct pipe_sampler_state *s)
+{
+   return MALLOC(1);
+}
+
+static void
+weft_delete_sampler_state(struct pipe_context *pctx, void *s)
+{
+   FREE(s);
+}
+
+static void
+weft_bind_sampler_states(struct pipe_context *pctx, enum pipe_shader_type shader,
+                         unsigned start, unsigned count, void **states)
+{
+}
+
+static void
+weft_set_sampler_views(struct pipe_context *pctx, enum pipe_shader_type shader,
+                       unsigned start, unsigned count, unsigned unbind_trailing,
+                       bool take_ownership, struct pipe_sampler_view **views)
+{
+}
+
+static void
+weft_sampler_view_destroy(struct pipe_context *pctx, struct pipe_sampler_view *view)
+{
+   pipe_resource_reference(&view->texture, NULL);
+   FREE(view);
+}
+
+static void
+weft_set_shader_images(struct pipe_context *pctx, enum pipe_shader_type shader,
+                       unsigned start, unsigned count, unsigned unbind_trailing,
+                       const struct pipe_image_view *images)
+{
+}
+
+static void
+weft_context_destroy(struct pipe_context *pctx)
+{
+   struct weft_context *ctx = weft_context(pctx);
+   struct weft_screen *s = weft_screen(pctx->screen);
+
+   weft_screen_wait_all(s);
+   if (ctx->last)
+      weft_fence_unref(s, ctx->last);
+   weft_queue_destroy(s->dev, ctx->queue);
+   FREE(ctx->cb0);
+   FREE(ctx);
+}
+
+struct pipe_context *
+weft_context_create(struct pipe_screen *pscreen, void *priv, unsigned flags)
+{
+   struct weft_screen *s = weft_screen(pscreen);
+   struct weft_context *ctx = CALLOC_STRUCT(weft_context);
+   struct pipe_context *p;
+
+   if (!ctx)
+      return NULL;
+   if (weft_queue_create(s->dev, s->vm, DRM_WEFT_QUEUE_PRIORITY_NORMAL, &ctx->queue)) {
+      FREE(ctx);
+      return NULL;
+   }
+   p = &ctx->base;
+   p->screen = pscreen;
+   p->priv = priv;
+   p->destroy = weft_context_destroy;
+   p->create_compute_state = weft_create_compute_state;
+   p->bind_compute_state = weft_bind_compute_state;
+   p->delete_compute_state = weft_delete_compute_state;
+   p->get_compute_state_info = weft_get_compute_state_info;
+   p->set_constant_buffer = weft_set_constant_buffer;
+   p->set_global_binding = weft_set_global_binding;
+   p->launch_grid = weft_launch_grid;
+   p->flush = weft_flush;
+   p->memory_barrier = weft_memory_barrier;
+   p->create_query = weft_create_query;
+   p->destroy_query = weft_destroy_query;
+   p->begin_query = weft_begin_query;
+   p->end_query = weft_end_query;
+   p->get_query_result = weft_get_query_result;
+   p->set_active_query_state = weft_set_active_query_state;
+   p->create_sampler_state = weft_create_sampler_state;
+   p->delete_sampler_state = weft_delete_sampler_state;
+   p->bind_sampler_states = weft_bind_sampler_states;
+   p->set_sampler_views = weft_set_sampler_views;
+   p->sampler_view_destroy = weft_sampler_view_destroy;
+   p->set_shader_images = weft_set_shader_images;
+   weft_init_context_resource_functions(p);
+   return p;
+}

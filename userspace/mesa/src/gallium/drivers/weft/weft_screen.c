@@ -1,0 +1,242 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The weft pipe_screen: compute only, the caps Rusticl reads.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "util/os_misc.h"
+#include "util/os_time.h"
+#include "util/u_memory.h"
+#include "util/u_screen.h"
+#include "nir.h"
+
+#include "weft_public.h"
+#include "weft_screen.h"
+
+/* The VA range the driver hands out (inside the kernel's user range). */
+#define WEFT_VA_START   (1ull << 32)
+#define WEFT_VA_SIZE    (1ull << 40)
+
+static const char *
+weft_get_name(struct pipe_screen *pscreen)
+{
+   return "Weft GPU";
+}
+
+static const char *
+weft_get_vendor(struct pipe_screen *pscreen)
+{
+   return "Weft";
+}
+
+static const char *
+weft_get_cl_cts_version(struct pipe_screen *pscreen)
+{
+   return NULL;
+}
+
+static int
+weft_get_shader_param(struct pipe_screen *pscreen, enum pipe_shader_type shader,
+                      enum pipe_shader_cap param)
+{
+   if (shader != PIPE_SHADER_COMPUTE)
+      return 0;
+
+   switch (param) {
+   case PIPE_SHADER_CAP_MAX_INSTRUCTIONS:
+   case PIPE_SHADER_CAP_MAX_ALU_INSTRUCTIONS:
+      return 16384;
+   case PIPE_SHADER_CAP_MAX_CONST_BUFFER0_SIZE:
+      return 4096;
+   case PIPE_SHADER_CAP_MAX_CONST_BUFFERS:
+      return 1;
+   case PIPE_SHADER_CAP_MAX_TEMPS:
+      return 256;
+   case PIPE_SHADER_CAP_INTEGERS:
+      return 1;
+   case PIPE_SHADER_CAP_SUPPORTED_IRS:
+      return 1 << PIPE_SHADER_IR_NIR;
+   case PIPE_SHADER_CAP_MAX_SHADER_BUFFERS:
+      return 0;
+   default:
+      return 0;
+   }
+}
+
+static int
+weft_get_compute_param(struct pipe_screen *pscreen, enum pipe_shader_ir ir_type,
+                       enum pipe_compute_cap param, void *ret)
+{
+   struct weft_screen *s = weft_screen(pscreen);
+   uint64_t mem = 0;
+
+#define RET(x)                                                                 \
+   do {                                                                        \
+      if (ret)                                                                 \
+         memcpy(ret, x, sizeof(x));                                            \
+      return sizeof(x);                                                        \
+   } while (0)
+
+   switch (param) {
+   case PIPE_COMPUTE_CAP_ADDRESS_BITS:
+      RET((uint32_t[]){64});
+   case PIPE_COMPUTE_CAP_IR_TARGET:
+      if (ret)
+         strcpy(ret, "weft");
+      return strlen("weft") + 1;
+   case PIPE_COMPUTE_CAP_GRID_DIMENSION:
+      RET((uint64_t[]){3});
+   case PIPE_COMPUTE_CAP_MAX_GRID_SIZE:
+      RET(((uint64_t[]){0xffffffffu, 0xffffffffu, 0xffffffffu}));
+   case PIPE_COMPUTE_CAP_MAX_BLOCK_SIZE:
+      RET(((uint64_t[]){s->info.max_wg_size, s->info.max_wg_size, s->info.max_wg_size}));
+   case PIPE_COMPUTE_CAP_MAX_THREADS_PER_BLOCK:
+   case PIPE_COMPUTE_CAP_MAX_VARIABLE_THREADS_PER_BLOCK:
+      RET((uint64_t[]){s->info.max_wg_size});
+   case PIPE_COMPUTE_CAP_MAX_GLOBAL_SIZE:
+   case PIPE_COMPUTE_CAP_MAX_MEM_ALLOC_SIZE:
+      os_get_total_physical_memory(&mem);
+      mem = MIN2(mem / 2, 1ull << 30);
+      RET((uint64_t[]){mem});
+   case PIPE_COMPUTE_CAP_MAX_LOCAL_SIZE:
+      RET((uint64_t[]){s->info.slm_size});
+   case PIPE_COMPUTE_CAP_MAX_PRIVATE_SIZE:
+      RET((uint64_t[]){0});
+   case PIPE_COMPUTE_CAP_MAX_INPUT_SIZE:
+      RET((uint64_t[]){4096});
+   case PIPE_COMPUTE_CAP_MAX_CLOCK_FREQUENCY:
+      RET((uint32_t[]){1000});
+   case PIPE_COMPUTE_CAP_MAX_COMPUTE_UNITS:
+      RET((uint32_t[]){MAX2(s->info.num_cores, 1)});
+   case PIPE_COMPUTE_CAP_IMAGES_SUPPORTED:
+      RET((uint32_t[]){0});
+   case PIPE_COMPUTE_CAP_SUBGROUP_SIZES:
+      /* bit n: sub-group size 1 << n, as the kernel reports them */
+      RET((uint32_t[]){s->info.simd_widths ? s->info.simd_widths : 0x38});
+   case PIPE_COMPUTE_CAP_MAX_SUBGROUPS:
+      RET((uint32_t[]){s->info.max_wg_size / 8});
+   }
+   return 0;
+#undef RET
+}
+
+static const void *
+weft_get_compiler_options(struct pipe_screen *pscreen, enum pipe_shader_ir ir,
+                          enum pipe_shader_type shader)
+{
+   return &weft_nir_options;
+}
+
+static char *
+weft_finalize_nir(struct pipe_screen *pscreen, struct nir_shader *nir)
+{
+   weft_preprocess_nir(nir);
+   return NULL;
+}
+
+static bool
+weft_is_format_supported(struct pipe_screen *pscreen, enum pipe_format format,
+                         enum pipe_texture_target target, unsigned sample_count,
+                         unsigned storage_sample_count, unsigned usage)
+{
+   return target == PIPE_BUFFER && sample_count <= 1 &&
+          !(usage & ~(PIPE_BIND_GLOBAL | PIPE_BIND_SHADER_BUFFER |
+                      PIPE_BIND_CONSTANT_BUFFER | PIPE_BIND_COMPUTE_RESOURCE));
+}
+
+static uint64_t
+weft_get_timestamp(struct pipe_screen *pscreen)
+{
+   return os_time_get_nano();
+}
+
+static int
+weft_get_screen_fd(struct pipe_screen *pscreen)
+{
+   return weft_device_fd(weft_screen(pscreen)->dev);
+}
+
+static void
+weft_screen_destroy(struct pipe_screen *pscreen)
+{
+   struct weft_screen *s = weft_screen(pscreen);
+
+   weft_screen_wait_all(s);
+   util_dynarray_fini(&s->pending);
+   util_vma_heap_finish(&s->heap);
+   weft_vm_destroy(s->dev, s->vm);
+   weft_device_close(s->dev);
+   simple_mtx_destroy(&s->lock);
+   FREE(s);
+}
+
+static void
+weft_init_screen_caps(struct weft_screen *s)
+{
+   struct pipe_caps *caps = (struct pipe_caps *)&s->base.caps;
+
+   u_init_pipe_screen_caps(&s->base, 1);
+   caps->compute = true;
+   caps->int64 = true;
+   caps->doubles = false;
+   caps->uma = true;
+   caps->query_timestamp = true;
+   caps->timer_resolution = 1;
+   caps->endianness = PIPE_ENDIAN_LITTLE;
+   caps->max_shader_buffer_size = 1u << 30;
+   caps->max_texture_2d_size = 0;
+   caps->max_texture_3d_levels = 0;
+   caps->max_texture_array_layers = 0;
+   caps->vendor_id = 0x1af4;
+   caps->device_id = 0x1110;
+   caps->shareable_shaders = true;
+   caps->prefer_real_buffer_in_constbuf0 = false;
+   caps->system_svm = false;
+}
+
+struct pipe_screen *
+weft_screen_create(int fd, const struct pipe_screen_config *config)
+{
+   struct weft_screen *s = CALLOC_STRUCT(weft_screen);
+
+   if (!s)
+      return NULL;
+   if (weft_device_open_fd(fd, &s->dev)) {
+      FREE(s);
+      return NULL;
+   }
+   s->info = *weft_device_info(s->dev);
+   if (weft_vm_create(s->dev, &s->vm)) {
+      weft_device_close(s->dev);
+      FREE(s);
+      return NULL;
+   }
+   simple_mtx_init(&s->lock, mtx_plain);
+   util_dynarray_init(&s->pending, NULL);
+   {
+      uint64_t start = MAX2(WEFT_VA_START, s->info.user_va_start);
+      uint64_t end = s->info.user_va_end ? MIN2(start + WEFT_VA_SIZE, s->info.user_va_end)
+                                         : start + WEFT_VA_SIZE;
+      util_vma_heap_init(&s->heap, start, end - start);
+   }
+
+   struct pipe_screen *p = &s->base;
+   p->destroy = weft_screen_destroy;
+   p->get_name = weft_get_name;
+   p->get_vendor = weft_get_vendor;
+   p->get_device_vendor = weft_get_vendor;
+   p->get_cl_cts_version = weft_get_cl_cts_version;
+   p->get_shader_param = weft_get_shader_param;
+   p->get_compute_param = weft_get_compute_param;
+   p->get_compiler_options = weft_get_compiler_options;
+   p->finalize_nir = weft_finalize_nir;
+   p->is_format_supported = weft_is_format_supported;
+   p->get_timestamp = weft_get_timestamp;
+   p->get_screen_fd = weft_get_screen_fd;
+   p->context_create = weft_context_create;
+   weft_init_screen_resource_functions(p);
+   weft_init_screen_fence_functions(p);
+   weft_init_screen_caps(s);
+   return p;
+}

@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The weft gallium driver: a compute-only pipe_screen / pipe_context for
+ * Rusticl over libweft.
+ */
+#ifndef WEFT_SCREEN_H
+#define WEFT_SCREEN_H
+
+#include <stdint.h>
+
+#include "pipe/p_context.h"
+#include "pipe/p_screen.h"
+#include "pipe/p_state.h"
+#include "util/simple_mtx.h"
+#include "util/u_dynarray.h"
+#include "util/vma.h"
+
+#include "libweft.h"
+#include "weft_compile.h"
+
+/* One GPU VM per screen: every context's queue shares the address space. */
+struct weft_screen {
+   struct pipe_screen base;
+   struct weft_device *dev;
+   struct drm_weft_device_info info;
+   uint32_t vm;
+
+   simple_mtx_t lock;            /* protects heap and pending */
+   struct util_vma_heap heap;
+   /* struct weft_fence * of the submits nobody waited for yet */
+   struct util_dynarray pending;
+};
+
+struct weft_resource {
+   struct pipe_resource base;
+   struct weft_buffer bo;
+   uint64_t va;
+};
+
+struct weft_fence {
+   struct pipe_reference reference;
+   uint32_t syncobj;             /* 0: already signalled */
+   /* buffers of the job (args, batch), freed once it signalled */
+   struct util_dynarray bos;     /* struct weft_buffer_va */
+};
+
+struct weft_buffer_va {
+   struct weft_buffer bo;
+   uint64_t va;
+};
+
+struct weft_compute_state {
+   struct weft_shader *shader;   /* the compiled kernel */
+   struct weft_buffer_va code;
+   unsigned static_shared;
+};
+
+struct weft_context {
+   struct pipe_context base;
+   uint32_t queue;
+   struct weft_compute_state *cs;
+   void *cb0;
+   unsigned cb0_size;
+   struct weft_fence *last;      /* last submit of this context */
+};
+
+static inline struct weft_screen *
+weft_screen(struct pipe_screen *p)
+{
+   return (struct weft_screen *)p;
+}
+
+static inline struct weft_context *
+weft_context(struct pipe_context *p)
+{
+   return (struct weft_context *)p;
+}
+
+static inline struct weft_resource *
+weft_resource(struct pipe_resource *p)
+{
+   return (struct weft_resource *)p;
+}
+
+/* weft_resource.c */
+void weft_init_screen_resource_functions(struct pipe_screen *pscreen);
+void weft_init_context_resource_functions(struct pipe_context *pctx);
+int weft_buffer_va_create(struct weft_screen *s, uint64_t size, uint32_t flags,
+                          struct weft_buffer_va *out);
+void weft_buffer_va_destroy(struct weft_screen *s, struct weft_buffer_va *b);
+
+/* weft_fence.c */
+struct weft_fence *weft_fence_create(struct weft_screen *s);
+void weft_fence_unref(struct weft_screen *s, struct weft_fence *f);
+bool weft_fence_wait(struct weft_screen *s, struct weft_fence *f, uint64_t timeout);
+void weft_screen_wait_all(struct weft_screen *s);
+void weft_init_screen_fence_functions(struct pipe_screen *pscreen);
+
+/* weft_context.c */
+struct pipe_context *weft_context_create(struct pipe_screen *pscreen, void *priv,
+                                         unsigned flags);
+
+#endif

@@ -1,0 +1,235 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The weft compiler driver: NIR passes, NIR to weft IR, IR passes,
+ * register allocation, packing; validation after every stage and the
+ * WEFT_DEBUG dumps.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "compiler/nir/nir_builder.h"
+#include "util/ralloc.h"
+#include "util/u_debug.h"
+
+#include "weft_compile.h"
+#include "weft_nir.h"
+
+uint32_t weft_debug;
+
+static const struct debug_named_value weft_debug_options[] = {
+   {"nir", WEFT_DBG_NIR, "Dump the NIR the backend receives"},
+   {"ir", WEFT_DBG_IR, "Dump the weft IR before and after register allocation"},
+   {"asm", WEFT_DBG_ASM, "Dump the disassembly of the binary"},
+   {"sync", WEFT_DBG_SYNC, "Wait for every dispatch"},
+   DEBUG_NAMED_VALUE_END
+};
+
+static void __attribute__((constructor))
+weft_debug_init(void)
+{
+   weft_debug = debug_get_flags_option("WEFT_DEBUG", weft_debug_options, 0);
+}
+
+const nir_shader_compiler_options weft_nir_options = {
+   .lower_uniforms_to_ubo = true,
+   .lower_bitfield_extract = true,
+   .lower_bitfield_insert = true,
+   .lower_bitfield_reverse = true,
+   .lower_ifind_msb = true,
+   .lower_ufind_msb = true,
+   .lower_find_lsb = true,
+   .lower_uadd_carry = true,
+   .lower_usub_borrow = true,
+   .lower_hadd = true,
+   .lower_hadd64 = true,
+   .lower_uadd_sat = true,
+   .lower_usub_sat = true,
+   .lower_iadd_sat = true,
+   .lower_isign = true,
+   .lower_scmp = true,
+   .lower_extract_byte = true,
+   .lower_extract_word = true,
+   .lower_insert_byte = true,
+   .lower_insert_word = true,
+   .lower_pack_64_2x32 = true,
+   .lower_pack_32_2x16 = true,
+   .lower_pack_64_4x16 = true,
+   .lower_pack_split = false,
+   .lower_mul_2x32_64 = true,
+   .lower_fmod = true,
+   .lower_fdiv = true,
+   .lower_flrp16 = true,
+   .lower_flrp32 = true,
+   .lower_flrp64 = true,
+   .lower_fsat = true,
+   .lower_fpow = true,
+   .lower_int64_options = nir_lower_imul_2x32_64 | nir_lower_find_lsb64 |
+                          nir_lower_ufind_msb64 | nir_lower_bit_count64 |
+                          nir_lower_extract64 | nir_lower_iadd_sat64 |
+                          nir_lower_uadd_sat64 | nir_lower_scan_reduce_bitwise64,
+   .max_unroll_iterations = 32,
+   .has_cs_global_id = true,
+};
+
+void
+weft_preprocess_nir(nir_shader *nir)
+{
+   NIR_PASS(_, nir, weft_nir_lower_sysvals);
+}
+
+static unsigned
+weft_lower_bit_size_cb(const nir_instr *instr, void *data)
+{
+   if (instr->type != nir_instr_type_alu)
+      return 0;
+   nir_alu_instr *alu = nir_instr_as_alu(instr);
+   switch (alu->op) {
+   case nir_op_i2i8: case nir_op_i2i16: case nir_op_i2i32: case nir_op_i2i64:
+   case nir_op_u2u8: case nir_op_u2u16: case nir_op_u2u32: case nir_op_u2u64:
+      return 0;
+   default:
+      break;
+   }
+   if (alu->def.bit_size == 8 || alu->def.bit_size == 16)
+      return 32;
+   for (unsigned i = 0; i < nir_op_infos[alu->op].num_inputs; i++) {
+      unsigned b = nir_src_bit_size(alu->src[i].src);
+      if (b == 8 || b == 16)
+         return 32;
+   }
+   return 0;
+}
+
+static void
+weft_optimize_nir(nir_shader *nir)
+{
+   bool progress;
+
+   NIR_PASS(_, nir, nir_lower_io_to_scalar, nir_var_mem_ubo | nir_var_mem_global, NULL, NULL);
+   NIR_PASS(_, nir, nir_lower_alu_to_scalar, NULL, NULL);
+   NIR_PASS(_, nir, weft_nir_lower_sysvals);
+   NIR_PASS(_, nir, nir_lower_int64);
+   do {
+      progress = false;
+      NIR_PASS(progress, nir, nir_copy_prop);
+      NIR_PASS(progress, nir, nir_opt_remove_phis);
+      NIR_PASS(progress, nir, nir_opt_dce);
+      NIR_PASS(progress, nir, nir_opt_cse);
+      NIR_PASS(progress, nir, nir_opt_peephole_select, 64, false, true);
+      NIR_PASS(progress, nir, nir_opt_algebraic);
+      NIR_PASS(progress, nir, nir_opt_constant_folding);
+      NIR_PASS(progress, nir, nir_opt_dead_cf);
+      NIR_PASS(progress, nir, nir_opt_if, 0);
+      NIR_PASS(progress, nir, nir_opt_loop_unroll);
+      NIR_PASS(progress, nir, nir_lower_alu_to_scalar, NULL, NULL);
+   } while (progress);
+   NIR_PASS(_, nir, nir_opt_algebraic_late);
+   NIR_PASS(_, nir, nir_lower_bit_size, weft_lower_bit_size_cb, NULL);
+   NIR_PASS(_, nir, nir_lower_bool_to_int32);
+   NIR_PASS(_, nir, nir_copy_prop);
+   NIR_PASS(_, nir, nir_opt_constant_folding);
+   NIR_PASS(_, nir, nir_opt_dce);
+   NIR_PASS(_, nir, nir_opt_cse);
+   nir_validate_shader(nir, "after the weft NIR passes");
+}
+
+static unsigned
+weft_pick_simd(const nir_shader *nir, unsigned simd)
+{
+   const char *env = getenv("WEFT_SIMD");
+
+   switch (nir->info.subgroup_size) {
+   case SUBGROUP_SIZE_REQUIRE_8: return 8;
+   case SUBGROUP_SIZE_REQUIRE_16: return 16;
+   case SUBGROUP_SIZE_REQUIRE_32: return 32;
+   default: break;
+   }
+   if (simd == 8 || simd == 16 || simd == 32)
+      return simd;
+   if (env && (atoi(env) == 8 || atoi(env) == 16 || atoi(env) == 32))
+      return atoi(env);
+   return 16;
+}
+
+struct weft_shader *
+weft_compile_nir_simd(const nir_shader *orig, unsigned simd)
+{
+   void *mem_ctx = ralloc_context(NULL);
+   nir_shader *nir = nir_shader_clone(mem_ctx, orig);
+   struct weft_shader *shader = NULL;
+   struct weft_ir *ir;
+   uint64_t *words;
+   unsigned nwords;
+
+   weft_optimize_nir(nir);
+   if (weft_debug & WEFT_DBG_NIR) {
+      fprintf(stderr, "=== weft: NIR of %s\n", nir->info.name ? nir->info.name : "kernel");
+      nir_print_shader(nir, stderr);
+   }
+
+   ir = weft_from_nir(nir, mem_ctx);
+   if (!ir || !weft_ir_validate(ir, "from NIR"))
+      goto out;
+   weft_ir_opt_dce(ir);
+   if (!weft_ir_validate(ir, "after DCE"))
+      goto out;
+   if (weft_debug & WEFT_DBG_IR) {
+      fprintf(stderr, "=== weft: IR of %s\n", nir->info.name ? nir->info.name : "kernel");
+      weft_ir_print(ir, stderr);
+   }
+   if (!weft_ir_ra(ir) || !weft_ir_validate(ir, "after register allocation"))
+      goto out;
+   words = weft_ir_pack(ir, mem_ctx, &nwords);
+   if (!words)
+      goto out;
+
+   shader = calloc(1, sizeof(*shader));
+   shader->code = malloc(nwords * 8);
+   memcpy(shader->code, words, nwords * 8);
+   shader->size = nwords * 8;
+   shader->simd = weft_pick_simd(orig, simd);
+   shader->num_regs = ir->num_regs;
+
+   /* The disassembly, from the binary: what the hardware decodes. */
+   {
+      char *text = ralloc_strdup(mem_ctx, "");
+      for (unsigned i = 0; i < nwords;) {
+         struct weft_inst in;
+         char buf[256];
+         int n = weft_isa_decode(&words[i], nwords - i, &in);
+
+         if (n < 0) {
+            ralloc_asprintf_append(&text, "   <%s>\n", weft_isa_dec_error(n));
+            break;
+         }
+         weft_isa_print(&in, buf, sizeof(buf));
+         ralloc_asprintf_append(&text, "   %s\n", buf);
+         i += n;
+      }
+      shader->disasm = strdup(text);
+   }
+   if (weft_debug & WEFT_DBG_ASM) {
+      fprintf(stderr, "=== weft: %s, SIMD %u, %u registers, %u bytes\n%s",
+              nir->info.name ? nir->info.name : "kernel", shader->simd, shader->num_regs,
+              shader->size, shader->disasm);
+   }
+out:
+   ralloc_free(mem_ctx);
+   return shader;
+}
+
+struct weft_shader *
+weft_compile_nir(const nir_shader *nir)
+{
+   return weft_compile_nir_simd(nir, 0);
+}
+
+void
+weft_shader_destroy(struct weft_shader *shader)
+{
+   if (!shader)
+      return;
+   free(shader->code);
+   free(shader->disasm);
+   free(shader);
+}

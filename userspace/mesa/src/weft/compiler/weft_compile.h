@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The weft backend compiler: NIR (as Rusticl hands it over) to the Weft
+ * ISA. NIR passes, then weft IR (weft_ir.h), register allocation and
+ * encoding through the ISA tables generated from hw/isa/weft_isa.py.
+ *
+ * WEFT_DEBUG=nir,ir,asm,sync dumps the stages to stderr (sync: wait for
+ * every dispatch, for debugging the driver).
+ */
+#ifndef WEFT_COMPILE_H
+#define WEFT_COMPILE_H
+
+#include <stdint.h>
+
+#include "compiler/nir/nir.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum weft_debug_flags {
+   WEFT_DBG_NIR = 1 << 0,
+   WEFT_DBG_IR = 1 << 1,
+   WEFT_DBG_ASM = 1 << 2,
+   WEFT_DBG_SYNC = 1 << 3,
+};
+
+extern uint32_t weft_debug;
+
+/* A compiled kernel. */
+struct weft_shader {
+   uint64_t *code;        /* instruction words, END included */
+   unsigned size;         /* bytes */
+   unsigned simd;         /* SIMD width it was compiled for */
+   unsigned num_regs;     /* registers used */
+   char *disasm;          /* the disassembly, one instruction a line */
+};
+
+extern const nir_shader_compiler_options weft_nir_options;
+
+/* Called by the screen's finalize_nir: lowering that can be cached. */
+void weft_preprocess_nir(nir_shader *nir);
+
+/* Compiles @nir (not modified) for SIMD @simd (0: the default). NULL with a
+ * message on stderr when the kernel needs what the backend lacks. */
+struct weft_shader *weft_compile_nir(const nir_shader *nir);
+struct weft_shader *weft_compile_nir_simd(const nir_shader *nir, unsigned simd);
+void weft_shader_destroy(struct weft_shader *shader);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

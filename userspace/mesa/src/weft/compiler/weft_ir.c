@@ -1,0 +1,361 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * weft IR: building, validation, printing, dead-code elimination, register
+ * allocation and packing.
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include "util/ralloc.h"
+#include "util/macros.h"
+#include "util/u_math.h"
+
+#include "weft_ir.h"
+
+struct weft_ir *
+weft_ir_create(void *mem_ctx)
+{
+   struct weft_ir *ir = rzalloc(mem_ctx, struct weft_ir);
+
+   list_inithead(&ir->instrs);
+   ir->mem_ctx = ir;
+   return ir;
+}
+
+uint32_t
+weft_ir_vreg(struct weft_ir *ir, unsigned bits)
+{
+   if (ir->num_vregs + 2 > ir->vreg_cap) {
+      ir->vreg_cap = MAX2(64, ir->vreg_cap * 2);
+      ir->vreg_regs = reralloc(ir, ir->vreg_regs, uint8_t, ir->vreg_cap);
+   }
+   ir->vreg_regs[++ir->num_vregs] = bits == 64 ? 2 : 1;
+   return ir->num_vregs;
+}
+
+struct weft_ir_instr *
+weft_ir_emit(struct weft_ir *ir, unsigned op, unsigned t, unsigned t2)
+{
+   struct weft_ir_instr *I = rzalloc(ir, struct weft_ir_instr);
+
+   I->in.op = op;
+   I->in.t = t;
+   I->in.t2 = t2;
+   I->in.nwords = 1;
+   /* Memory operands always carry their (possibly zero) offset. */
+   const struct weft_op_info *oi = &weft_isa_ops[op];
+   for (unsigned i = 0; i < oi->nopnd; i++) {
+      if (oi->opnd[i].role == WEFT_ROLE_MEM)
+         I->in.has_imm = 1;
+   }
+   list_addtail(&I->link, &ir->instrs);
+   return I;
+}
+
+void
+weft_ir_set(struct weft_ir_instr *I, enum weft_ir_field f, uint32_t vreg)
+{
+   I->vreg[f] = vreg;
+}
+
+static const struct weft_operand_desc *
+weft_ir_operand(const struct weft_inst *in, unsigned role)
+{
+   const struct weft_op_info *oi = &weft_isa_ops[in->op];
+
+   for (unsigned i = 0; i < oi->nopnd; i++) {
+      if (oi->opnd[i].role == role)
+         return &oi->opnd[i];
+   }
+   return NULL;
+}
+
+bool
+weft_ir_op_has_srci(unsigned op)
+{
+   struct weft_inst in = { .op = op };
+
+   return weft_isa_ops[op].name && weft_ir_operand(&in, WEFT_ROLE_SRCI);
+}
+
+/* The srci operand as an immediate: imm32 when its extension gives @imm,
+ * otherwise a 64-bit literal word. */
+void
+weft_ir_set_imm(struct weft_ir_instr *I, uint64_t imm)
+{
+   const struct weft_operand_desc *od = weft_ir_operand(&I->in, WEFT_ROLE_SRCI);
+   unsigned t = weft_isa_opnd_type(&I->in, od);
+   uint64_t ext = weft_isa_types[t].kind == 's' ? (uint64_t)(int64_t)(int32_t)imm
+                                                 : (uint32_t)imm;
+
+   I->vreg[od->field] = 0;
+   if (weft_isa_type_bits(t) == 64 && ext != imm) {
+      I->in.has_lit = 1;
+      I->in.has_imm = 0;
+      I->in.lit = imm;
+      I->in.nwords = 2;
+   } else {
+      I->in.has_imm = 1;
+      I->in.imm = (uint32_t)imm;
+   }
+}
+
+bool
+weft_ir_has_side_effects(const struct weft_ir_instr *I)
+{
+   unsigned cls = weft_isa_ops[I->in.op].cls;
+
+   return cls == WEFT_CLASS_ST || cls == WEFT_CLASS_END || cls == WEFT_CLASS_NOP ||
+          !weft_ir_operand(&I->in, WEFT_ROLE_DST);
+}
+
+static uint16_t *
+weft_ir_field_ptr(struct weft_inst *in, unsigned field)
+{
+   switch (field) {
+   case WEFT_FIELD_D: return &in->d;
+   case WEFT_FIELD_A: return &in->a;
+   case WEFT_FIELD_B: return &in->b;
+   case WEFT_FIELD_C: return &in->c;
+   default: return &in->mod;
+   }
+}
+
+/* Calls @cb for every register operand of @I. */
+#define weft_ir_foreach_reg(I, od, is_def)                                     \
+   for (unsigned _i = 0; _i < weft_isa_ops[(I)->in.op].nopnd; _i++)            \
+      for (const struct weft_operand_desc *od = &weft_isa_ops[(I)->in.op].opnd[_i]; od; od = NULL) \
+         if (od->role != WEFT_ROLE_SREG &&                                     \
+             !(od->role == WEFT_ROLE_SRCI && ((I)->in.has_imm || (I)->in.has_lit))) \
+            for (bool is_def = od->role == WEFT_ROLE_DST, _once = true; _once; _once = false, (void)is_def)
+
+bool
+weft_ir_validate(struct weft_ir *ir, const char *when)
+{
+   uint8_t *defined = rzalloc_array(NULL, uint8_t, ir->num_vregs + 1);
+   bool ok = true;
+   unsigned idx = 0;
+
+#define FAIL(...)                                                              \
+   do {                                                                        \
+      fprintf(stderr, "weft: invalid IR %s, instruction %u: ", when, idx);     \
+      fprintf(stderr, __VA_ARGS__);                                            \
+      fprintf(stderr, "\n");                                                   \
+      ok = false;                                                              \
+   } while (0)
+
+   list_for_each_entry(struct weft_ir_instr, I, &ir->instrs, link) {
+      const struct weft_op_info *oi = &weft_isa_ops[I->in.op];
+      bool used[WEFT_IR_NUM_FIELDS] = {0};
+
+      if (I->in.op >= WEFT_ISA_OPCODE_COUNT || !oi->name) {
+         FAIL("undefined opcode 0x%x", I->in.op);
+         idx++;
+         continue;
+      }
+      weft_ir_foreach_reg(I, od, is_def) {
+         unsigned bits = weft_isa_type_bits(weft_isa_opnd_type(&I->in, od));
+         uint32_t v = I->vreg[od->field];
+
+         used[od->field] = true;
+         if (ir->allocated)
+            continue;
+         if (!v || v > ir->num_vregs) {
+            FAIL("%s: operand %u has no virtual register", oi->name, _i);
+            continue;
+         }
+         if (ir->vreg_regs[v] != (bits == 64 ? 2 : 1))
+            FAIL("%s: v%u has %u registers, the operand is %u-bit", oi->name, v,
+                 ir->vreg_regs[v], bits);
+         if (is_def) {
+            if (defined[v])
+               FAIL("%s: v%u defined twice", oi->name, v);
+            defined[v] = 1;
+         } else if (!defined[v]) {
+            FAIL("%s: v%u used before its definition", oi->name, v);
+         }
+      }
+      for (unsigned f = 0; f < WEFT_IR_NUM_FIELDS; f++) {
+         if (!used[f] && I->vreg[f])
+            FAIL("%s: field %u holds v%u but is no register operand", oi->name, f,
+                 I->vreg[f]);
+      }
+      if (ir->allocated) {
+         uint64_t words[2];
+         int err = weft_isa_encode(&I->in, words);
+
+         if (err < 0)
+            FAIL("%s: does not encode: %s", oi->name, weft_isa_dec_error(err));
+      }
+      idx++;
+   }
+   if (list_is_empty(&ir->instrs) ||
+       list_last_entry(&ir->instrs, struct weft_ir_instr, link)->in.op != WEFT_OP_END) {
+      FAIL("the program does not end with end");
+   }
+   ralloc_free(defined);
+   return ok;
+#undef FAIL
+}
+
+void
+weft_ir_print(struct weft_ir *ir, FILE *fp)
+{
+   char buf[256];
+
+   list_for_each_entry(struct weft_ir_instr, I, &ir->instrs, link) {
+      const struct weft_op_info *oi = &weft_isa_ops[I->in.op];
+
+      if (ir->allocated) {
+         weft_isa_print(&I->in, buf, sizeof(buf));
+         fprintf(fp, "   %s\n", buf);
+         continue;
+      }
+      fprintf(fp, "   %s", oi->name ? oi->name : "???");
+      if (oi->types)
+         fprintf(fp, ".%s", weft_isa_types[I->in.t].name);
+      if (oi->types2)
+         fprintf(fp, ".%s", weft_isa_types[I->in.t2].name);
+      for (unsigned i = 0; i < oi->nopnd; i++) {
+         const struct weft_operand_desc *od = &oi->opnd[i];
+
+         fprintf(fp, i ? ", " : " ");
+         switch (od->role) {
+         case WEFT_ROLE_SREG:
+            fprintf(fp, "sr.%s", weft_isa_sregs[I->in.mod].name);
+            break;
+         case WEFT_ROLE_MEM:
+            fprintf(fp, "[v%u+%d]", I->vreg[od->field], (int32_t)I->in.imm);
+            break;
+         case WEFT_ROLE_SRCI:
+            if (I->in.has_lit) {
+               fprintf(fp, "0x%016" PRIx64, I->in.lit);
+               break;
+            } else if (I->in.has_imm) {
+               fprintf(fp, "0x%x", I->in.imm);
+               break;
+            }
+            __attribute__((fallthrough));
+         default:
+            fprintf(fp, "v%u", I->vreg[od->field]);
+         }
+      }
+      fprintf(fp, "\n");
+   }
+}
+
+/* Removes instructions whose result nobody reads. */
+bool
+weft_ir_opt_dce(struct weft_ir *ir)
+{
+   bool progress = false, again = true;
+
+   while (again) {
+      uint8_t *read = rzalloc_array(NULL, uint8_t, ir->num_vregs + 1);
+
+      again = false;
+      list_for_each_entry(struct weft_ir_instr, I, &ir->instrs, link) {
+         weft_ir_foreach_reg(I, od, is_def) {
+            if (!is_def)
+               read[I->vreg[od->field]] = 1;
+         }
+      }
+      list_for_each_entry_safe(struct weft_ir_instr, I, &ir->instrs, link) {
+         if (!weft_ir_has_side_effects(I) && !read[I->vreg[WEFT_IR_D]]) {
+            list_del(&I->link);
+            again = progress = true;
+         }
+      }
+      ralloc_free(read);
+   }
+   return progress;
+}
+
+/*
+ * Linear-scan register allocation of the straight-line program: a value
+ * lives from its definition to its last use; a 64-bit value takes an even
+ * register pair. A destination never shares a register with a source of
+ * the same instruction. Fails (false) when more than WEFT_NUM_REGS
+ * registers are live at once: spilling needs scratch memory.
+ */
+bool
+weft_ir_ra(struct weft_ir *ir)
+{
+   unsigned n = ir->num_vregs + 1, idx = 0;
+   unsigned *last = rzalloc_array(NULL, unsigned, n);
+   uint16_t *phys = rzalloc_array(NULL, uint16_t, n);
+   bool busy[WEFT_NUM_REGS] = {0};
+   bool ok = true;
+
+   list_for_each_entry(struct weft_ir_instr, I, &ir->instrs, link) {
+      weft_ir_foreach_reg(I, od, is_def) {
+         last[I->vreg[od->field]] = idx;
+      }
+      idx++;
+   }
+
+   idx = 0;
+   ir->num_regs = 0;
+   list_for_each_entry(struct weft_ir_instr, I, &ir->instrs, link) {
+      uint32_t dying[WEFT_IR_NUM_FIELDS];
+      unsigned ndying = 0;
+
+      weft_ir_foreach_reg(I, od, is_def) {
+         uint32_t v = I->vreg[od->field];
+
+         if (is_def) {
+            unsigned size = ir->vreg_regs[v], r;
+
+            for (r = 0; r + size <= WEFT_NUM_REGS; r += size) {
+               if (!busy[r] && (size == 1 || !busy[r + 1]))
+                  break;
+            }
+            if (r + size > WEFT_NUM_REGS) {
+               fprintf(stderr, "weft: out of registers (spilling is not implemented)\n");
+               ok = false;
+               goto out;
+            }
+            phys[v] = r;
+            for (unsigned i = 0; i < size; i++)
+               busy[r + i] = true;
+            ir->num_regs = MAX2(ir->num_regs, r + size);
+         }
+         if (last[v] == idx)
+            dying[ndying++] = v;
+         *weft_ir_field_ptr(&I->in, od->field) = phys[v];
+      }
+      for (unsigned i = 0; i < ndying; i++) {
+         for (unsigned j = 0; j < ir->vreg_regs[dying[i]]; j++)
+            busy[phys[dying[i]] + j] = false;
+      }
+      idx++;
+   }
+   ir->allocated = true;
+out:
+   ralloc_free(last);
+   ralloc_free(phys);
+   return ok;
+}
+
+uint64_t *
+weft_ir_pack(struct weft_ir *ir, void *mem_ctx, unsigned *nwords)
+{
+   unsigned n = 0, cap = 64;
+   uint64_t *words = ralloc_array(mem_ctx, uint64_t, cap);
+
+   list_for_each_entry(struct weft_ir_instr, I, &ir->instrs, link) {
+      uint64_t w[2];
+      int k = weft_isa_encode(&I->in, w);
+
+      if (k < 0)
+         return NULL;
+      if (n + 2 > cap) {
+         cap *= 2;
+         words = reralloc(mem_ctx, words, uint64_t, cap);
+      }
+      for (int i = 0; i < k; i++)
+         words[n++] = w[i];
+   }
+   *nwords = n;
+   return words;
+}
