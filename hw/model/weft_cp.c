@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: MIT
 /*
  * The Weft command processor: handshake, queue resets, ring and batch
- * command execution, errors, faults and interrupts.  Runs on its own thread,
- * woken by the doorbell; everything it reads from the register file and
- * guest memory is treated as hostile.
+ * command execution, errors, faults and interrupts.  A control thread,
+ * woken by the doorbell, handles the handshake and wakes one command-streamer
+ * thread per queue; queues run independently (their dispatches share the
+ * worker pool).  Everything read from the register file and guest memory is
+ * treated as hostile.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -33,13 +36,20 @@ void weft_model_init_regs(void *regs, uint32_t doorbell_peer, unsigned threads)
 	__atomic_store_n(&r[WEFT_REG_SIGNATURE / 4], WEFT_SIGNATURE, __ATOMIC_RELEASE);
 }
 
-static void raise_irq(struct weft_model *m)
+static void raise_irq_locked(struct weft_model *m)
 {
-	if (!m->running)
+	if (!atomic_load(&m->running))
 		return;
 	weft_reg_write(m, WEFT_REG_IRQ_SEQ, ++m->irq_seq);
 	if (m->cfg.irq)
 		m->cfg.irq(m->cfg.irq_ctx, 0);
+}
+
+static void raise_irq(struct weft_model *m)
+{
+	pthread_mutex_lock(&m->irq_lock);
+	raise_irq_locked(m);
+	pthread_mutex_unlock(&m->irq_lock);
 }
 
 static void set_status(struct weft_model *m, unsigned n, uint32_t st)
@@ -52,30 +62,30 @@ static void queue_error(struct weft_model *m, unsigned n, uint32_t code, uint64_
 {
 	struct weft_queue *q = &m->q[n];
 
+	pthread_mutex_lock(&m->irq_lock);
 	if (f && weft_reg_read(m, WEFT_REG_FAULT_ACK) == m->fault_seq) {
 		weft_reg_write(m, WEFT_REG_FAULT_ADDR_LO, (uint32_t)f->va);
 		weft_reg_write(m, WEFT_REG_FAULT_ADDR_HI, (uint32_t)(f->va >> 32));
 		weft_reg_write(m, WEFT_REG_FAULT_INFO, f->info | n << WEFT_FAULT_QUEUE_SHIFT);
 		weft_reg_write(m, WEFT_REG_FAULT_SEQ, ++m->fault_seq);
 	}
-	q->error = true;
-	q->in_batch = false;
+	q->cs.error = true;
+	q->cs.in_batch = false;
 	weft_reg_write(m, QREG(n, WEFT_Q_ERROR_CODE), code);
 	weft_reg_write(m, QREG(n, WEFT_Q_ERROR_ADDR_LO), (uint32_t)addr);
 	weft_reg_write(m, QREG(n, WEFT_Q_ERROR_ADDR_HI), (uint32_t)(addr >> 32));
 	weft_reg_write(m, QREG(n, WEFT_Q_ERROR_SEQ), ++q->error_seq);
 	set_status(m, n, WEFT_Q_STATUS_ERROR);
-	raise_irq(m);
+	raise_irq_locked(m);
+	pthread_mutex_unlock(&m->irq_lock);
 }
 
 /* Forgets everything about queue @n: HEAD catches up with TAIL. */
 static void queue_clear(struct weft_model *m, unsigned n)
 {
-	struct weft_queue *q = &m->q[n];
-	uint32_t seq = q->error_seq;
+	struct weft_qstate *q = &m->q[n].cs;
 
 	memset(q, 0, sizeof(*q));
-	q->error_seq = seq;
 	q->head = weft_reg_read(m, QREG(n, WEFT_Q_TAIL));
 	q->reset_ack = weft_reg_read(m, QREG(n, WEFT_Q_RESET_REQ));
 	weft_reg_write(m, QREG(n, WEFT_Q_HEAD), q->head);
@@ -88,7 +98,7 @@ static void queue_clear(struct weft_model *m, unsigned n)
 
 static void complete_ring_cmd(struct weft_model *m, unsigned n, uint32_t len)
 {
-	struct weft_queue *q = &m->q[n];
+	struct weft_qstate *q = &m->q[n].cs;
 
 	q->head += len;
 	weft_reg_write(m, QREG(n, WEFT_Q_HEAD), q->head);
@@ -108,8 +118,9 @@ static bool dispatch_should_abort(void *p)
 	pthread_mutex_lock(&m->lock);
 	quit = m->quit;
 	pthread_mutex_unlock(&m->lock);
-	return quit || !(weft_reg_read(m, WEFT_REG_DRIVER_READY) & WEFT_DRIVER_READY) ||
-	       weft_reg_read(m, QREG(c->n, WEFT_Q_RESET_REQ)) != m->q[c->n].reset_ack;
+	return quit || !atomic_load(&m->running) ||
+	       !(weft_reg_read(m, WEFT_REG_DRIVER_READY) & WEFT_DRIVER_READY) ||
+	       weft_reg_read(m, QREG(c->n, WEFT_Q_RESET_REQ)) != m->q[c->n].cs.reset_ack;
 }
 
 /* DISPATCH: @p is the 15 payload dwords. Returns false if the queue stopped. */
@@ -133,14 +144,13 @@ static bool cmd_dispatch(struct weft_model *m, unsigned n, const uint32_t *p, ui
 			wg = UINT64_MAX;
 	}
 	dp.slm = p[14];
-	dp.root = m->q[n].vm_root;
+	dp.root = m->q[n].cs.vm_root;
 	if ((dp.simd != 8 && dp.simd != 16 && dp.simd != 32) || wg > WEFT_MODEL_MAX_WG_SIZE ||
 	    dp.slm > WEFT_MODEL_SLM_SIZE || (dp.code & 7)) {
 		queue_error(m, n, WEFT_QERR_BAD_DISPATCH, cmd_va, NULL);
 		return false;
 	}
-	m->cur_queue = n;
-	weft_pool_dispatch(m->pool, &dp, m->watchdog, dispatch_should_abort, &ac, &res);
+	weft_pool_dispatch(m->pool, n, &dp, m->watchdog, dispatch_should_abort, &ac, &res);
 	if (res.code < 0)
 		return false;	/* aborted: the reset / stop path takes over */
 	if (res.code == WEFT_QERR_MMU_FAULT) {
@@ -157,7 +167,8 @@ static bool cmd_dispatch(struct weft_model *m, unsigned n, const uint32_t *p, ui
 /* One batch command. Returns true on progress. */
 static bool batch_step(struct weft_model *m, unsigned n)
 {
-	struct weft_queue *q = &m->q[n];
+	struct weft_qstate *q = &m->q[n].cs;
+	struct weft_mmu *mmu = &m->q[n].mmu;
 	uint64_t va = q->batch_pos;
 	struct weft_fault f;
 	uint32_t hdr, op, len, p[WEFT_CMD_DISPATCH_LEN - 1];
@@ -171,7 +182,7 @@ static bool batch_step(struct weft_model *m, unsigned n)
 		queue_error(m, n, WEFT_QERR_BAD_COMMAND, va, NULL);
 		return true;
 	}
-	if (weft_mmu_read(&m->mmu, va, &hdr, 4, WEFT_ACC_READ, &f)) {
+	if (weft_mmu_read(mmu, va, &hdr, 4, WEFT_ACC_READ, &f)) {
 		queue_error(m, n, WEFT_QERR_MMU_FAULT, f.va, &f);
 		return true;
 	}
@@ -196,7 +207,7 @@ static bool batch_step(struct weft_model *m, unsigned n)
 	case WEFT_CMD_DISPATCH:
 		if (len != WEFT_CMD_DISPATCH_LEN)
 			goto bad;
-		if (weft_mmu_read(&m->mmu, va + 4, p, 4 * (len - 1), WEFT_ACC_READ, &f)) {
+		if (weft_mmu_read(mmu, va + 4, p, 4 * (len - 1), WEFT_ACC_READ, &f)) {
 			queue_error(m, n, WEFT_QERR_MMU_FAULT, f.va, &f);
 			return true;
 		}
@@ -208,14 +219,14 @@ static bool batch_step(struct weft_model *m, unsigned n)
 
 		if (len != WEFT_CMD_WRITE_DATA_LEN)
 			goto bad;
-		if (weft_mmu_read(&m->mmu, va + 4, p, 16, WEFT_ACC_READ, &f)) {
+		if (weft_mmu_read(mmu, va + 4, p, 16, WEFT_ACC_READ, &f)) {
 			queue_error(m, n, WEFT_QERR_MMU_FAULT, f.va, &f);
 			return true;
 		}
 		dst = p[0] | (uint64_t)p[1] << 32;
 		if (dst & 7)
 			goto bad;
-		if (weft_mmu_write(&m->mmu, dst, &p[2], 8, &f)) {
+		if (weft_mmu_write(mmu, dst, &p[2], 8, &f)) {
 			queue_error(m, n, WEFT_QERR_MMU_FAULT, f.va, &f);
 			return true;
 		}
@@ -239,7 +250,7 @@ static uint32_t ring_dword(uint8_t *ring, uint32_t dwords, uint32_t idx)
 /* One ring command (or one batch command). Returns true on progress. */
 static bool queue_step(struct weft_model *m, unsigned n)
 {
-	struct weft_queue *q = &m->q[n];
+	struct weft_qstate *q = &m->q[n].cs;
 	uint32_t req = weft_reg_read(m, QREG(n, WEFT_Q_RESET_REQ));
 	uint64_t base, size, cmd_gpa;
 	uint32_t tail, avail, dwords, hdr, op, len, p[WEFT_CMD_FENCE_LEN];
@@ -309,7 +320,7 @@ static bool queue_step(struct weft_model *m, unsigned n)
 		q->batch_end = va + p[3];
 		q->batch_cmd_len = len;
 		/* A fresh TLB per batch: the driver may have changed the tables. */
-		weft_mmu_init(&m->mmu, m->mem, m->mem_size, q->vm_root);
+		weft_mmu_init(&m->q[n].mmu, m->mem, m->mem_size, q->vm_root);
 		return true;
 	}
 	case WEFT_CMD_FENCE: {
@@ -335,41 +346,37 @@ bad:
 	return true;
 }
 
-static void process(struct weft_model *m)
+/* DRIVER_READY: start or stop the device (control thread). */
+static void handshake(struct weft_model *m)
 {
-	for (;;) {
-		bool ready = weft_reg_read(m, WEFT_REG_DRIVER_READY) & WEFT_DRIVER_READY;
-		bool progress = false;
+	bool ready = weft_reg_read(m, WEFT_REG_DRIVER_READY) & WEFT_DRIVER_READY;
 
-		if (!m->running && ready) {
-			for (unsigned n = 0; n < WEFT_MODEL_NUM_QUEUES; n++)
-				queue_clear(m, n);
-			m->irq_seq = weft_reg_read(m, WEFT_REG_IRQ_SEQ);
-			/* Faults are recorded while FAULT_ACK == FAULT_SEQ: start there. */
-			m->fault_seq = weft_reg_read(m, WEFT_REG_FAULT_ACK);
-			weft_reg_write(m, WEFT_REG_FAULT_SEQ, m->fault_seq);
-			m->running = true;
-			weft_reg_write(m, WEFT_REG_DEVICE_STATUS, WEFT_DEVICE_RUNNING);
-		} else if (m->running && !ready) {
-			for (unsigned n = 0; n < WEFT_MODEL_NUM_QUEUES; n++)
-				queue_clear(m, n);
-			m->running = false;
-			weft_reg_write(m, WEFT_REG_DEVICE_STATUS, WEFT_DEVICE_STOPPED);
-		}
-		if (!m->running)
-			return;
+	if (!atomic_load(&m->running) && ready) {
 		for (unsigned n = 0; n < WEFT_MODEL_NUM_QUEUES; n++)
-			progress |= queue_step(m, n);
-		if (!progress)
-			return;
+			queue_clear(m, n);
+		pthread_mutex_lock(&m->irq_lock);
+		m->irq_seq = weft_reg_read(m, WEFT_REG_IRQ_SEQ);
+		/* Faults are recorded while FAULT_ACK == FAULT_SEQ: start there. */
+		m->fault_seq = weft_reg_read(m, WEFT_REG_FAULT_ACK);
+		weft_reg_write(m, WEFT_REG_FAULT_SEQ, m->fault_seq);
+		atomic_store(&m->running, true);
+		pthread_mutex_unlock(&m->irq_lock);
+		weft_reg_write(m, WEFT_REG_DEVICE_STATUS, WEFT_DEVICE_RUNNING);
+	} else if (atomic_load(&m->running) && !ready) {
+		/* Streamers see running == false, abandon their work and go idle. */
+		atomic_store(&m->running, false);
 		pthread_mutex_lock(&m->lock);
-		progress = !m->quit;
+		for (unsigned n = 0; n < m->nqthreads; n++)
+			while (m->q[n].busy && !m->quit)
+				pthread_cond_wait(&m->idle_cond, &m->lock);
 		pthread_mutex_unlock(&m->lock);
-		if (!progress)
-			return;
+		for (unsigned n = 0; n < WEFT_MODEL_NUM_QUEUES; n++)
+			queue_clear(m, n);
+		weft_reg_write(m, WEFT_REG_DEVICE_STATUS, WEFT_DEVICE_STOPPED);
 	}
 }
 
+/* The control thread: handshake on every doorbell, then wake the streamers. */
 static void *cp_thread(void *arg)
 {
 	struct weft_model *m = arg;
@@ -378,20 +385,88 @@ static void *cp_thread(void *arg)
 	pthread_mutex_lock(&m->lock);
 	while (!m->quit) {
 		if (seen == m->kicks) {
-			m->kicks_done = seen;
+			m->cp_done = seen;
 			pthread_cond_broadcast(&m->idle_cond);
 			pthread_cond_wait(&m->kick_cond, &m->lock);
 			continue;
 		}
 		seen = m->kicks;
 		pthread_mutex_unlock(&m->lock);
-		process(m);
+		handshake(m);
 		pthread_mutex_lock(&m->lock);
+		for (unsigned n = 0; n < WEFT_MODEL_NUM_QUEUES; n++) {
+			m->q[n].gen = seen;
+			if (!atomic_load(&m->running) && !m->q[n].busy)
+				m->q[n].done = seen;	/* nothing to do while stopped */
+		}
+		pthread_cond_broadcast(&m->queue_cond);
 	}
-	m->kicks_done = m->kicks;
+	m->cp_done = m->kicks;
 	pthread_cond_broadcast(&m->idle_cond);
 	pthread_mutex_unlock(&m->lock);
 	return NULL;
+}
+
+/* A queue's command streamer: runs the queue until it cannot progress. */
+static void *queue_thread(void *arg)
+{
+	struct weft_queue *q = arg;
+	struct weft_model *m = (struct weft_model *)((char *)(q - q->idx) -
+						     offsetof(struct weft_model, q));
+
+	pthread_mutex_lock(&m->lock);
+	while (!m->quit) {
+		uint64_t gen;
+
+		if (q->done == q->gen) {
+			pthread_cond_wait(&m->queue_cond, &m->lock);
+			continue;
+		}
+		gen = q->gen;
+		q->busy = true;
+		pthread_mutex_unlock(&m->lock);
+		while (atomic_load(&m->running) && queue_step(m, q->idx)) {
+			bool quit;
+
+			pthread_mutex_lock(&m->lock);
+			quit = m->quit;
+			pthread_mutex_unlock(&m->lock);
+			if (quit)
+				break;
+		}
+		pthread_mutex_lock(&m->lock);
+		q->busy = false;
+		q->done = gen;
+		pthread_cond_broadcast(&m->idle_cond);
+	}
+	pthread_mutex_unlock(&m->lock);
+	return NULL;
+}
+
+static void stop_threads(struct weft_model *m, bool cp)
+{
+	pthread_mutex_lock(&m->lock);
+	m->quit = true;
+	pthread_cond_broadcast(&m->kick_cond);
+	pthread_cond_broadcast(&m->queue_cond);
+	pthread_cond_broadcast(&m->idle_cond);
+	pthread_mutex_unlock(&m->lock);
+	if (cp)
+		pthread_join(m->cp, NULL);
+	for (unsigned n = 0; n < m->nqthreads; n++)
+		pthread_join(m->q[n].th, NULL);
+}
+
+static void free_model(struct weft_model *m)
+{
+	if (m->pool)
+		weft_pool_destroy(m->pool);
+	pthread_cond_destroy(&m->kick_cond);
+	pthread_cond_destroy(&m->idle_cond);
+	pthread_cond_destroy(&m->queue_cond);
+	pthread_mutex_destroy(&m->lock);
+	pthread_mutex_destroy(&m->irq_lock);
+	free(m);
 }
 
 struct weft_model *weft_model_create(const struct weft_model_config *cfg)
@@ -419,25 +494,32 @@ struct weft_model *weft_model_create(const struct weft_model_config *cfg)
 	m->mem_size = cfg->mem_size;
 	m->watchdog = cfg->watchdog ? cfg->watchdog : WEFT_MODEL_WATCHDOG_DEFAULT;
 	weft_model_init_regs(m->regs, cfg->doorbell_peer, threads);
-	weft_mmu_init(&m->mmu, m->mem, m->mem_size, 0);
 	pthread_mutex_init(&m->lock, NULL);
+	pthread_mutex_init(&m->irq_lock, NULL);
 	pthread_cond_init(&m->kick_cond, NULL);
 	pthread_cond_init(&m->idle_cond, NULL);
+	pthread_cond_init(&m->queue_cond, NULL);
 	m->pool = weft_pool_create(m, threads);
-	if (!m->pool)
-		goto fail;
-	err = pthread_create(&m->cp, NULL, cp_thread, m);
-	if (err) {
-		weft_pool_destroy(m->pool);
-		errno = err;
-		goto fail;
+	if (!m->pool) {
+		free_model(m);
+		return NULL;
 	}
+	for (unsigned n = 0; n < WEFT_MODEL_NUM_QUEUES; n++) {
+		m->q[n].idx = n;
+		weft_mmu_init(&m->q[n].mmu, m->mem, m->mem_size, 0);
+		err = pthread_create(&m->q[n].th, NULL, queue_thread, &m->q[n]);
+		if (err)
+			goto fail;
+		m->nqthreads++;
+	}
+	err = pthread_create(&m->cp, NULL, cp_thread, m);
+	if (err)
+		goto fail;
 	return m;
 fail:
-	pthread_cond_destroy(&m->kick_cond);
-	pthread_cond_destroy(&m->idle_cond);
-	pthread_mutex_destroy(&m->lock);
-	free(m);
+	stop_threads(m, false);
+	free_model(m);
+	errno = err;
 	return NULL;
 }
 
@@ -445,16 +527,8 @@ void weft_model_destroy(struct weft_model *m)
 {
 	if (!m)
 		return;
-	pthread_mutex_lock(&m->lock);
-	m->quit = true;
-	pthread_cond_broadcast(&m->kick_cond);
-	pthread_mutex_unlock(&m->lock);
-	pthread_join(m->cp, NULL);
-	weft_pool_destroy(m->pool);
-	pthread_cond_destroy(&m->kick_cond);
-	pthread_cond_destroy(&m->idle_cond);
-	pthread_mutex_destroy(&m->lock);
-	free(m);
+	stop_threads(m, true);
+	free_model(m);
 }
 
 void weft_model_doorbell(struct weft_model *m)
@@ -465,13 +539,24 @@ void weft_model_doorbell(struct weft_model *m)
 	pthread_mutex_unlock(&m->lock);
 }
 
+static bool idle_for(struct weft_model *m, uint64_t target)
+{
+	if (m->cp_done < target)
+		return false;
+	for (unsigned n = 0; n < m->nqthreads; n++)
+		if (m->q[n].done < target || m->q[n].busy)
+			return false;
+	return true;
+}
+
 void weft_model_set_guest_mem(struct weft_model *m, void *mem, uint64_t mem_size)
 {
 	weft_model_wait_idle(m);
 	pthread_mutex_lock(&m->lock);
 	m->mem = mem;
 	m->mem_size = mem ? mem_size : 0;
-	weft_mmu_init(&m->mmu, m->mem, m->mem_size, 0);
+	for (unsigned n = 0; n < WEFT_MODEL_NUM_QUEUES; n++)
+		weft_mmu_init(&m->q[n].mmu, m->mem, m->mem_size, 0);
 	pthread_mutex_unlock(&m->lock);
 }
 
@@ -480,7 +565,7 @@ void weft_model_wait_idle(struct weft_model *m)
 	pthread_mutex_lock(&m->lock);
 	uint64_t target = m->kicks;
 
-	while (m->kicks_done < target && !m->quit)
+	while (!idle_for(m, target) && !m->quit)
 		pthread_cond_wait(&m->idle_cond, &m->lock);
 	pthread_mutex_unlock(&m->lock);
 }

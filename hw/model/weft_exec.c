@@ -37,16 +37,39 @@ struct sg_ctx {
 	uint32_t lid[3][WEFT_MAX_LANES];
 };
 
+/* A running dispatch. */
+struct weft_job {
+	const struct weft_dispatch_params *dp;
+	unsigned slot;			/* its queue */
+	uint64_t id;
+	uint64_t ngroups[3], total, watchdog;
+	_Atomic uint64_t next, insts;
+	_Atomic int abort;
+	unsigned workers_in;		/* workers running its groups (pool lock) */
+	pthread_cond_t done;
+	pthread_mutex_t err_lock;
+	struct weft_dispatch_result res;
+};
+
+/* A worker's translation and decode state for one queue's dispatches. */
+struct worker_slot {
+	uint64_t job_id;
+	uint64_t dc_gen;
+	struct dc_entry *dc;
+	struct weft_mmu mmu;
+};
+
 struct weft_worker {
 	struct weft_pool *pool;
 	pthread_t th;
-	uint64_t seq;
-	uint64_t pending;	/* executed instructions not yet accounted */
-	uint64_t dc_gen;
-	struct dc_entry *dc;
+	struct weft_job *job;		/* being run */
+	struct worker_slot *slot;
+	struct worker_slot slots[WEFT_MODEL_NUM_QUEUES];
+	uint64_t regs_job;		/* the job whose data the registers may hold */
+	uint64_t pending;		/* executed instructions not yet accounted */
+	unsigned rr;
 	uint32_t (*R)[WEFT_MAX_LANES];
 	uint32_t M[WEFT_MAX_LANES];
-	struct weft_mmu mmu;
 };
 
 struct weft_pool {
@@ -54,68 +77,62 @@ struct weft_pool {
 	unsigned n;
 	struct weft_worker *w;
 	pthread_mutex_t lock;
-	pthread_cond_t start, done;
-	uint64_t seq;
-	unsigned active;
+	pthread_cond_t work;
+	struct weft_job *jobs[WEFT_MODEL_NUM_QUEUES];
+	uint64_t next_id;
 	bool quit;
-
-	const struct weft_dispatch_params *dp;
-	uint64_t ngroups[3], total, watchdog;
-	_Atomic uint64_t next, insts;
-	_Atomic int abort;
-	pthread_mutex_t err_lock;
-	struct weft_dispatch_result res;
 };
 
-static void set_error(struct weft_pool *p, int code, uint64_t addr, const struct weft_fault *f)
+static void set_error(struct weft_job *j, int code, uint64_t addr, const struct weft_fault *f)
 {
-	pthread_mutex_lock(&p->err_lock);
-	if (!p->res.code) {
-		p->res.code = code;
-		p->res.addr = addr;
+	pthread_mutex_lock(&j->err_lock);
+	if (!j->res.code) {
+		j->res.code = code;
+		j->res.addr = addr;
 		if (f)
-			p->res.fault = *f;
+			j->res.fault = *f;
 	}
-	pthread_mutex_unlock(&p->err_lock);
-	atomic_store(&p->abort, 1);
+	pthread_mutex_unlock(&j->err_lock);
+	atomic_store(&j->abort, 1);
 }
 
 /* Adds @n executed instructions; nonzero when the sub-group must stop. */
-static int account(struct weft_pool *p, uint64_t n)
+static int account(struct weft_job *j, uint64_t n)
 {
-	uint64_t total = atomic_fetch_add(&p->insts, n) + n;
+	uint64_t total = atomic_fetch_add(&j->insts, n) + n;
 
-	if (total > p->watchdog) {
-		set_error(p, WEFT_QERR_WATCHDOG, 0, NULL);
+	if (total > j->watchdog) {
+		set_error(j, WEFT_QERR_WATCHDOG, 0, NULL);
 		return -1;
 	}
-	return atomic_load_explicit(&p->abort, memory_order_relaxed) ? -1 : 0;
+	return atomic_load_explicit(&j->abort, memory_order_relaxed) ? -1 : 0;
 }
 
 static const struct dc_entry *fetch(struct weft_worker *w, uint64_t pc)
 {
-	struct dc_entry *e = &w->dc[(pc >> 3) & (DC_SIZE - 1)];
+	struct worker_slot *ws = w->slot;
+	struct dc_entry *e = &ws->dc[(pc >> 3) & (DC_SIZE - 1)];
 	struct weft_fault f;
 	uint64_t word[2];
 	size_t n = 1;
 
-	if (e->gen == w->dc_gen && e->pc == pc)
+	if (e->gen == ws->dc_gen && e->pc == pc)
 		return e;
-	if (weft_mmu_read(&w->mmu, pc, &word[0], 8, WEFT_ACC_EXEC, &f) ||
+	if (weft_mmu_read(&ws->mmu, pc, &word[0], 8, WEFT_ACC_EXEC, &f) ||
 	    /* A literal word follows: fetch it too. */
 	    ((word[0] >> WEFT_ENC_LIT_SHIFT & 1) &&
-	     weft_mmu_read(&w->mmu, pc + 8, &word[n++], 8, WEFT_ACC_EXEC, &f))) {
-		set_error(w->pool, WEFT_QERR_MMU_FAULT, f.va, &f);
+	     weft_mmu_read(&ws->mmu, pc + 8, &word[n++], 8, WEFT_ACC_EXEC, &f))) {
+		set_error(w->job, WEFT_QERR_MMU_FAULT, f.va, &f);
 		return NULL;
 	}
 	if (weft_isa_decode(word, n, &e->in) < 0) {
 		e->gen = 0;
-		set_error(w->pool, WEFT_QERR_BAD_INSTRUCTION, pc, NULL);
+		set_error(w->job, WEFT_QERR_BAD_INSTRUCTION, pc, NULL);
 		return NULL;
 	}
 	e->cls = weft_isa_ops[e->in.op].cls;
 	e->pc = pc;
-	e->gen = w->dc_gen;
+	e->gen = ws->dc_gen;
 	return e;
 }
 
@@ -314,9 +331,9 @@ static inline bool mem_block(struct weft_worker *w, const struct weft_inst *in, 
 		/* A uniform load (an argument, say): one access, broadcast. */
 		uint64_t v;
 
-		p = weft_mmu_translate(&w->mmu, base, WEFT_ACC_READ, &f);
+		p = weft_mmu_translate(&w->slot->mmu, base, WEFT_ACC_READ, &f);
 		if (!p) {
-			set_error(w->pool, WEFT_QERR_MMU_FAULT, f.va, &f);
+			set_error(w->job, WEFT_QERR_MMU_FAULT, f.va, &f);
 			*ret = -1;
 			return true;
 		}
@@ -332,9 +349,9 @@ static inline bool mem_block(struct weft_worker *w, const struct weft_inst *in, 
 	}
 	if (!ok || (base & (WEFT_MMU_PAGE_SIZE - 1)) + (uint64_t)NL * size > WEFT_MMU_PAGE_SIZE)
 		return false;
-	p = weft_mmu_translate(&w->mmu, base, store ? WEFT_ACC_WRITE : WEFT_ACC_READ, &f);
+	p = weft_mmu_translate(&w->slot->mmu, base, store ? WEFT_ACC_WRITE : WEFT_ACC_READ, &f);
 	if (!p) {
-		set_error(w->pool, WEFT_QERR_MMU_FAULT, f.va, &f);
+		set_error(w->job, WEFT_QERR_MMU_FAULT, f.va, &f);
 		*ret = -1;
 		return true;
 	}
@@ -398,17 +415,17 @@ static int exec_mem(struct weft_worker *w, const struct weft_inst *in, bool stor
 		if (po + size > WEFT_MMU_PAGE_SIZE) {
 			if (store) {
 				v = read_lane(R, in->d, bits, l);
-				if (weft_mmu_write(&w->mmu, addr, &v, size, &f))
+				if (weft_mmu_write(&w->slot->mmu, addr, &v, size, &f))
 					goto fault;
 			} else {
-				if (weft_mmu_read(&w->mmu, addr, &v, size, WEFT_ACC_READ, &f))
+				if (weft_mmu_read(&w->slot->mmu, addr, &v, size, WEFT_ACC_READ, &f))
 					goto fault;
 				write_lane(R, in->d, bits, l, extend(v, bits < 32 ? bits : 64, kind));
 			}
 			continue;
 		}
 		if (addr >> WEFT_MMU_PAGE_SHIFT != cur_vpn) {
-			p = weft_mmu_translate(&w->mmu, addr, acc, &f);
+			p = weft_mmu_translate(&w->slot->mmu, addr, acc, &f);
 			if (!p)
 				goto fault;
 			cur_vpn = addr >> WEFT_MMU_PAGE_SHIFT;
@@ -424,7 +441,7 @@ static int exec_mem(struct weft_worker *w, const struct weft_inst *in, bool stor
 	}
 	return 0;
 fault:
-	set_error(w->pool, WEFT_QERR_MMU_FAULT, f.va, &f);
+	set_error(w->job, WEFT_QERR_MMU_FAULT, f.va, &f);
 	return -1;
 }
 
@@ -442,7 +459,7 @@ exec_sg(struct weft_worker *w, struct sg_ctx *c, const unsigned NL)
 		if (!e)
 			return -1;
 		if (++count == ACCOUNT_EVERY) {
-			if (account(w->pool, count))
+			if (account(w->job, count))
 				return -1;
 			count = 0;
 		}
@@ -453,7 +470,7 @@ exec_sg(struct weft_worker *w, struct sg_ctx *c, const unsigned NL)
 			if (w->pending >= ACCOUNT_EVERY) {
 				count = w->pending;
 				w->pending = 0;
-				return account(w->pool, count);
+				return account(w->job, count);
 			}
 			return 0;
 		case WEFT_CLASS_NOP:
@@ -473,7 +490,7 @@ exec_sg(struct weft_worker *w, struct sg_ctx *c, const unsigned NL)
 				return -1;
 			break;
 		default:
-			set_error(w->pool, WEFT_QERR_BAD_INSTRUCTION, pc, NULL);
+			set_error(w->job, WEFT_QERR_BAD_INSTRUCTION, pc, NULL);
 			return -1;
 		}
 		pc += 8ull * e->in.nwords;
@@ -508,7 +525,7 @@ EXEC_CLONES static int exec_sg32(struct weft_worker *w, struct sg_ctx *c)
 
 static int run_group(struct weft_worker *w, uint64_t g)
 {
-	struct weft_pool *p = w->pool;
+	struct weft_job *p = w->job;
 	const struct weft_dispatch_params *dp = p->dp;
 	struct sg_ctx c = { .dp = dp, .ngroups = p->ngroups };
 	uint64_t rest = g;
@@ -538,22 +555,53 @@ static int run_group(struct weft_worker *w, uint64_t g)
 	return 0;
 }
 
-static void run_job(struct weft_worker *w)
+#define GROUPS_PER_PICK	4	/* work-groups run per visit to the job list */
+
+static bool job_exhausted(struct weft_job *j)
 {
-	struct weft_pool *p = w->pool;
+	return atomic_load(&j->abort) || atomic_load(&j->next) >= j->total;
+}
 
-	weft_mmu_init(&w->mmu, p->m->mem, p->m->mem_size, p->dp->root);
-	if (!++w->dc_gen)
-		w->dc_gen = 1;
-	/* No register contents leak from an earlier dispatch (another context). */
-	memset(w->R, 0, NUM_ROWS * sizeof(*w->R));
-	while (!atomic_load(&p->abort)) {
-		uint64_t g = atomic_fetch_add(&p->next, 1);
+/* The next job with work, round-robin over the queues (pool lock held). */
+static struct weft_job *pick(struct weft_pool *p, struct weft_worker *w)
+{
+	for (unsigned i = 0; i < WEFT_MODEL_NUM_QUEUES; i++) {
+		unsigned s = (w->rr + i) % WEFT_MODEL_NUM_QUEUES;
+		struct weft_job *j = p->jobs[s];
 
-		if (g >= p->total || run_group(w, g))
+		if (j && !job_exhausted(j)) {
+			w->rr = s + 1;
+			return j;
+		}
+	}
+	return NULL;
+}
+
+static void run_some(struct weft_worker *w, struct weft_job *j)
+{
+	struct worker_slot *ws = &w->slots[j->slot];
+
+	w->job = j;
+	w->slot = ws;
+	if (ws->job_id != j->id) {
+		/* A new dispatch: fresh TLB and decode cache. */
+		ws->job_id = j->id;
+		weft_mmu_init(&ws->mmu, w->pool->m->mem, w->pool->m->mem_size, j->dp->root);
+		if (!++ws->dc_gen)
+			ws->dc_gen = 1;
+	}
+	if (w->regs_job != j->id) {
+		/* No register contents leak from another dispatch (another context). */
+		memset(w->R, 0, NUM_ROWS * sizeof(*w->R));
+		w->regs_job = j->id;
+	}
+	for (int k = 0; k < GROUPS_PER_PICK && !atomic_load(&j->abort); k++) {
+		uint64_t g = atomic_fetch_add(&j->next, 1);
+
+		if (g >= j->total || run_group(w, g))
 			break;
 	}
-	account(p, w->pending);
+	account(j, w->pending);
 	w->pending = 0;
 }
 
@@ -563,20 +611,29 @@ static void *worker_main(void *arg)
 	struct weft_pool *p = w->pool;
 
 	pthread_mutex_lock(&p->lock);
-	for (;;) {
-		while (!p->quit && w->seq == p->seq)
-			pthread_cond_wait(&p->start, &p->lock);
-		if (p->quit)
-			break;
-		w->seq = p->seq;
+	while (!p->quit) {
+		struct weft_job *j = pick(p, w);
+
+		if (!j) {
+			pthread_cond_wait(&p->work, &p->lock);
+			continue;
+		}
+		j->workers_in++;
 		pthread_mutex_unlock(&p->lock);
-		run_job(w);
+		run_some(w, j);
 		pthread_mutex_lock(&p->lock);
-		if (--p->active == 0)
-			pthread_cond_signal(&p->done);
+		if (--j->workers_in == 0 && job_exhausted(j))
+			pthread_cond_broadcast(&j->done);
 	}
 	pthread_mutex_unlock(&p->lock);
 	return NULL;
+}
+
+static void free_worker(struct weft_worker *w)
+{
+	for (unsigned s = 0; s < WEFT_MODEL_NUM_QUEUES; s++)
+		free(w->slots[s].dc);
+	free(w->R);
 }
 
 struct weft_pool *weft_pool_create(struct weft_model *m, unsigned threads)
@@ -592,18 +649,19 @@ struct weft_pool *weft_pool_create(struct weft_model *m, unsigned threads)
 		return NULL;
 	}
 	pthread_mutex_init(&p->lock, NULL);
-	pthread_mutex_init(&p->err_lock, NULL);
-	pthread_cond_init(&p->start, NULL);
-	pthread_cond_init(&p->done, NULL);
+	pthread_cond_init(&p->work, NULL);
 	for (unsigned i = 0; i < threads; i++) {
 		struct weft_worker *w = &p->w[i];
+		bool ok = true;
 
 		w->pool = p;
-		w->dc = calloc(DC_SIZE, sizeof(*w->dc));
+		for (unsigned s = 0; s < WEFT_MODEL_NUM_QUEUES; s++) {
+			w->slots[s].dc = calloc(DC_SIZE, sizeof(*w->slots[s].dc));
+			ok &= w->slots[s].dc != NULL;
+		}
 		w->R = aligned_alloc(64, NUM_ROWS * sizeof(*w->R));
-		if (!w->dc || !w->R || pthread_create(&w->th, NULL, worker_main, w)) {
-			free(w->dc);
-			free(w->R);
+		if (!ok || !w->R || pthread_create(&w->th, NULL, worker_main, w)) {
+			free_worker(w);
 			break;
 		}
 		p->n++;
@@ -620,45 +678,42 @@ void weft_pool_destroy(struct weft_pool *p)
 {
 	pthread_mutex_lock(&p->lock);
 	p->quit = true;
-	pthread_cond_broadcast(&p->start);
+	pthread_cond_broadcast(&p->work);
 	pthread_mutex_unlock(&p->lock);
 	for (unsigned i = 0; i < p->n; i++) {
 		pthread_join(p->w[i].th, NULL);
-		free(p->w[i].dc);
-		free(p->w[i].R);
+		free_worker(&p->w[i]);
 	}
-	pthread_cond_destroy(&p->start);
-	pthread_cond_destroy(&p->done);
+	pthread_cond_destroy(&p->work);
 	pthread_mutex_destroy(&p->lock);
-	pthread_mutex_destroy(&p->err_lock);
 	free(p->w);
 	free(p);
 }
 
-void weft_pool_dispatch(struct weft_pool *p, const struct weft_dispatch_params *dp,
+void weft_pool_dispatch(struct weft_pool *p, unsigned slot, const struct weft_dispatch_params *dp,
 			uint64_t watchdog, bool (*should_abort)(void *), void *ctx,
 			struct weft_dispatch_result *res)
 {
+	struct weft_job j = { .dp = dp, .slot = slot % WEFT_MODEL_NUM_QUEUES, .total = 1,
+			      .watchdog = watchdog };
 	bool aborted = false;
 
-	p->dp = dp;
-	p->total = 1;
 	for (int i = 0; i < 3; i++) {
-		p->ngroups[i] = ((uint64_t)dp->gsize[i] + dp->lsize[i] - 1) / dp->lsize[i];
-		if (__builtin_mul_overflow(p->total, p->ngroups[i], &p->total))
-			p->total = UINT64_MAX;
+		j.ngroups[i] = ((uint64_t)dp->gsize[i] + dp->lsize[i] - 1) / dp->lsize[i];
+		if (__builtin_mul_overflow(j.total, j.ngroups[i], &j.total))
+			j.total = UINT64_MAX;
 	}
-	p->watchdog = watchdog;
-	atomic_store(&p->next, 0);
-	atomic_store(&p->insts, 0);
-	atomic_store(&p->abort, 0);
-	memset(&p->res, 0, sizeof(p->res));
+	atomic_init(&j.next, 0);
+	atomic_init(&j.insts, 0);
+	atomic_init(&j.abort, 0);
+	pthread_cond_init(&j.done, NULL);
+	pthread_mutex_init(&j.err_lock, NULL);
 
 	pthread_mutex_lock(&p->lock);
-	p->active = p->n;
-	p->seq++;
-	pthread_cond_broadcast(&p->start);
-	while (p->active) {
+	j.id = ++p->next_id;
+	p->jobs[j.slot] = &j;
+	pthread_cond_broadcast(&p->work);
+	while (!(job_exhausted(&j) && j.workers_in == 0)) {
 		struct timespec ts;
 
 		clock_gettime(CLOCK_REALTIME, &ts);
@@ -667,18 +722,21 @@ void weft_pool_dispatch(struct weft_pool *p, const struct weft_dispatch_params *
 			ts.tv_sec++;
 			ts.tv_nsec -= 1000000000;
 		}
-		pthread_cond_timedwait(&p->done, &p->lock, &ts);
-		if (p->active && !aborted) {
+		pthread_cond_timedwait(&j.done, &p->lock, &ts);
+		if (!aborted && !(job_exhausted(&j) && j.workers_in == 0)) {
 			pthread_mutex_unlock(&p->lock);
 			if (should_abort(ctx)) {
 				aborted = true;
-				atomic_store(&p->abort, 1);
+				atomic_store(&j.abort, 1);
 			}
 			pthread_mutex_lock(&p->lock);
 		}
 	}
+	p->jobs[j.slot] = NULL;
 	pthread_mutex_unlock(&p->lock);
-	*res = p->res;
+	pthread_cond_destroy(&j.done);
+	pthread_mutex_destroy(&j.err_lock);
+	*res = j.res;
 	if (aborted)
 		res->code = -1;
 }

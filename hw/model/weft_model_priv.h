@@ -83,16 +83,17 @@ struct weft_pool;
 struct weft_pool *weft_pool_create(struct weft_model *m, unsigned threads);
 void weft_pool_destroy(struct weft_pool *p);
 /*
- * Runs a validated dispatch on the pool; @should_abort is polled while it
+ * Runs a validated dispatch of queue @slot on the pool (dispatches of
+ * different queues share the workers); @should_abort is polled while it
  * runs (returns true to abort: reset or stop).
  */
-void weft_pool_dispatch(struct weft_pool *p, const struct weft_dispatch_params *dp,
+void weft_pool_dispatch(struct weft_pool *p, unsigned slot, const struct weft_dispatch_params *dp,
 			uint64_t watchdog, bool (*should_abort)(void *), void *ctx,
 			struct weft_dispatch_result *res);
 
-struct weft_queue {
+/* Command-stream state of a queue: dropped by a reset. */
+struct weft_qstate {
 	uint32_t head;
-	uint32_t error_seq;
 	bool error;
 	bool in_batch;
 	uint32_t batch_cmd_len;
@@ -103,6 +104,17 @@ struct weft_queue {
 	uint32_t reset_ack;
 };
 
+/* A hardware queue: its own command-streamer thread. */
+struct weft_queue {
+	struct weft_qstate cs;
+	uint32_t error_seq;	/* device-lifetime error counter */
+	unsigned idx;
+	pthread_t th;
+	uint64_t gen, done;	/* doorbell generation asked for / processed (m->lock) */
+	bool busy;		/* processing (m->lock) */
+	struct weft_mmu mmu;	/* the streamer's, for batches */
+};
+
 struct weft_model {
 	struct weft_model_config cfg;
 	uint8_t *regs;
@@ -110,18 +122,18 @@ struct weft_model {
 	uint64_t mem_size;
 	uint64_t watchdog;
 
-	pthread_t cp;
+	pthread_t cp;			/* handshake and queue wake-ups */
 	pthread_mutex_t lock;
-	pthread_cond_t kick_cond, idle_cond;
-	uint64_t kicks, kicks_done;
+	pthread_cond_t kick_cond, idle_cond, queue_cond;
+	uint64_t kicks, cp_done;
 	bool quit;
+	unsigned nqthreads;
 
-	bool running;
+	atomic_bool running;
+	pthread_mutex_t irq_lock;	/* IRQ_SEQ and the fault block */
 	uint32_t irq_seq, fault_seq;
 	struct weft_queue q[WEFT_MODEL_NUM_QUEUES];
-	struct weft_mmu mmu;		/* the command processor's */
 	struct weft_pool *pool;
-	unsigned cur_queue;		/* queue whose dispatch is running */
 };
 
 static inline uint32_t weft_reg_read(struct weft_model *m, uint32_t off)

@@ -812,6 +812,57 @@ static void t_reset_running_dispatch(void)
 	env_kick(e, 0);
 	CHECK_EQ(env_fence(e), 2);
 
+	/* Queues run independently: while queue 0 is busy, queue 1 completes. */
+	start_long_dispatch(e);
+	{
+		uint32_t f1[] = { CMD(WEFT_CMD_FENCE, 6), (uint32_t)e->fence_gpa + 8, 0, 11, 0, 0 };
+		uint64_t c = env_code(e, "end\n");
+		struct env_dispatch d = { c, 0, 8, { 64, 1, 1 }, { 8, 1, 1 } };
+		uint64_t *f = env_host(e, e->fence_gpa + 8);
+		double t0 = now();
+
+		env_ring_emit(e, 1, f1, 6);
+		env_wqreg(e, 1, WEFT_Q_TAIL, e->tail[1]);
+		weft_model_doorbell(e->m);
+		while (__atomic_load_n(f, __ATOMIC_ACQUIRE) != 11 && now() - t0 < 2.0)
+			usleep(1000);
+		CHECK(__atomic_load_n(f, __ATOMIC_ACQUIRE) == 11, "queue 1 waited for queue 0");
+		CHECK_EQ(env_qreg(e, 0, WEFT_Q_STATUS), WEFT_Q_STATUS_BUSY);
+		/* A dispatch on queue 2 shares the workers with queue 0's. */
+		t0 = now();
+		(void)d;
+		{
+			uint32_t *b;
+			uint64_t bva = env_buf(e, 4096, WEFT_PTE_VALID, (void **)&b);
+			uint32_t cmds[] = {
+				CMD(WEFT_CMD_SET_VM, 4), (uint32_t)e->root, (uint32_t)(e->root >> 32), 0,
+				CMD(WEFT_CMD_BATCH, 4), (uint32_t)bva, (uint32_t)(bva >> 32), 17 * 4,
+				CMD(WEFT_CMD_FENCE, 6), (uint32_t)e->fence_gpa + 16, 0, 12, 0, 0,
+			};
+			uint64_t *f2 = env_host(e, e->fence_gpa + 16);
+
+			b[0] = CMD(WEFT_CMD_DISPATCH, 16);
+			b[1] = (uint32_t)c;
+			b[2] = (uint32_t)(c >> 32);
+			b[5] = 8;
+			b[6] = 64;
+			b[7] = b[8] = 1;
+			b[9] = 8;
+			b[10] = b[11] = 1;
+			b[16] = CMD(WEFT_CMD_END, 1);
+			env_ring_emit(e, 2, cmds, sizeof(cmds) / 4);
+			env_wqreg(e, 2, WEFT_Q_TAIL, e->tail[2]);
+			weft_model_doorbell(e->m);
+			while (__atomic_load_n(f2, __ATOMIC_ACQUIRE) != 12 && now() - t0 < 2.0)
+				usleep(1000);
+			CHECK(__atomic_load_n(f2, __ATOMIC_ACQUIRE) == 12,
+			      "queue 2's dispatch waited for queue 0's");
+		}
+		CHECK_EQ(env_qreg(e, 0, WEFT_Q_STATUS), WEFT_Q_STATUS_BUSY);
+		env_reset_queue(e, 0);
+		CHECK_EQ(env_qreg(e, 0, WEFT_Q_STATUS), WEFT_Q_STATUS_IDLE);
+	}
+
 	/* DRIVER_READY = 0 stops a running dispatch too. */
 	start_long_dispatch(e);
 	t = now();
@@ -844,7 +895,8 @@ int main(void)
 	h_run("exec: watchdog", t_watchdog);
 	h_run("exec: 64-bit literal word across a page boundary", t_literal_fetch);
 	h_run("mmu: faults, fault block, FAULT_ACK", t_mmu_faults);
-	h_run("reset: queue reset and DRIVER_READY=0 abort a running dispatch", t_reset_running_dispatch);
+	h_run("reset: queue reset and DRIVER_READY=0 abort a running dispatch; queues run independently",
+	      t_reset_running_dispatch);
 	h_run("robustness: random batches and code", t_fuzz);
 	if (E)
 		env_destroy(E);
