@@ -4,9 +4,9 @@
  *
  * The caller owns two buffers: the register file (WEFT_REGS_SIZE bytes, laid
  * out per drivers/gpu/drm/weft/weft_regs.h, shared with the driver) and the
- * guest memory (GPA = offset into it).  The model runs its own command
- * processor thread plus a pool of worker threads; the caller rings the
- * doorbell and receives interrupts through a callback.
+ * guest memory (GPA = offset into it).  The model runs a control thread,
+ * one command-streamer thread per queue and a pool of worker threads; the
+ * caller rings the doorbell and receives interrupts through a callback.
  */
 #ifndef WEFT_MODEL_H
 #define WEFT_MODEL_H
@@ -24,8 +24,8 @@ struct weft_model_config {
 	uint32_t doorbell_peer;	/* published in WEFT_REG_DOORBELL_PEER */
 	uint64_t watchdog;	/* sub-group instructions per dispatch; 0: default */
 	/*
-	 * Called from the model's command-processor thread, after IRQ_SEQ was
-	 * incremented.  It may call weft_model_doorbell() but nothing that
+	 * Called from a command-streamer thread (calls are serialized), after
+	 * IRQ_SEQ was incremented.  It may call weft_model_doorbell() but nothing that
 	 * waits for the model (weft_model_wait_idle / set_guest_mem / destroy).
 	 */
 	void (*irq)(void *ctx, unsigned vector);
