@@ -55,9 +55,9 @@ void weft_model_set_guest_mem(struct weft_model *m, void *mem, uint64_t mem_size
 void weft_model_destroy(struct weft_model *m);
 
 /*
- * The doorbell: wakes the command processor, which then checks the
- * handshake registers, queue resets and every queue's TAIL against HEAD.
- * Never blocks.
+ * The doorbell: wakes the control thread, which checks the handshake
+ * registers and then wakes every queue's streamer (reset requests, TAIL
+ * against HEAD).  Never blocks.
  */
 void weft_model_doorbell(struct weft_model *m);
 
