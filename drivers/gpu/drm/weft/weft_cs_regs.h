@@ -19,7 +19,7 @@
 #define WEFT_CMD_OPCODE_SHIFT		24
 #define WEFT_CMD_LEN_MASK		0x0000ffff
 #define WEFT_CMD_RSVD_MASK		0x00ff0000
-#define WEFT_CMD_HEADER(op, len)	(((op) << WEFT_CMD_OPCODE_SHIFT) | (len))
+#define WEFT_CMD_HEADER(op, len)	(((unsigned int)(op) << WEFT_CMD_OPCODE_SHIFT) | (len))
 #define WEFT_CMD_PRIVILEGED		0x80
 
 /* Batch commands. */
