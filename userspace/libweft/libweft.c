@@ -47,27 +47,33 @@ static int weft_device_init(struct weft_device *dev)
 	return weft_ioctl(dev, DRM_IOCTL_WEFT_QUERY, &query);
 }
 
-static int weft_device_try(const char *path, struct weft_device **out)
+/* Takes ownership of @fd: it is closed on failure. */
+static int weft_device_adopt(int fd, struct weft_device **out)
 {
-	struct weft_device *dev = calloc(1, sizeof(*dev));
+	struct weft_device *dev;
 	int ret;
 
-	if (!dev)
+	if (fd < 0)
+		return -errno;
+	dev = calloc(1, sizeof(*dev));
+	if (!dev) {
+		close(fd);
 		return -ENOMEM;
-	dev->fd = open(path, O_RDWR | O_CLOEXEC);
-	if (dev->fd < 0) {
-		ret = -errno;
-		free(dev);
-		return ret;
 	}
+	dev->fd = fd;
 	ret = weft_device_init(dev);
 	if (ret) {
-		close(dev->fd);
+		close(fd);
 		free(dev);
 		return ret;
 	}
 	*out = dev;
 	return 0;
+}
+
+static int weft_device_try(const char *path, struct weft_device **out)
+{
+	return weft_device_adopt(open(path, O_RDWR | O_CLOEXEC), out);
 }
 
 int weft_device_open(const char *path, struct weft_device **out)
@@ -91,25 +97,7 @@ int weft_device_open(const char *path, struct weft_device **out)
 
 int weft_device_open_fd(int fd, struct weft_device **out)
 {
-	struct weft_device *dev = calloc(1, sizeof(*dev));
-	int ret;
-
-	if (!dev)
-		return -ENOMEM;
-	dev->fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-	if (dev->fd < 0) {
-		ret = -errno;
-		free(dev);
-		return ret;
-	}
-	ret = weft_device_init(dev);
-	if (ret) {
-		close(dev->fd);
-		free(dev);
-		return ret;
-	}
-	*out = dev;
-	return 0;
+	return weft_device_adopt(fcntl(fd, F_DUPFD_CLOEXEC, 3), out);
 }
 
 void weft_device_close(struct weft_device *dev)
