@@ -908,7 +908,11 @@ static const struct drm_ioctl_desc weft_drm_ioctls[] = {
 #undef WEFT_IOCTL
 };
 
-DEFINE_DRM_GEM_FOPS(weft_drm_fops);
+static const struct file_operations weft_drm_fops = {
+	.owner = THIS_MODULE,
+	DRM_GEM_FOPS,
+	.show_fdinfo = drm_show_fdinfo,
+};
 
 static const struct drm_driver weft_drm_driver = {
 	.driver_features = DRIVER_RENDER | DRIVER_GEM | DRIVER_GEM_GPUVA |

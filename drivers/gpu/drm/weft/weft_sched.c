@@ -482,14 +482,20 @@ static struct dma_fence *weft_sched_run_job(struct drm_sched_job *sched_job)
 	if (unlikely(job->base.s_fence->finished.error))
 		return NULL;
 
-	/* The queue was banned after this job was queued. */
-	if (unlikely(READ_ONCE(job->queue->error)))
-		return ERR_PTR(-ECANCELED);
-
 	mutex_lock(&hwq->ring_lock);
 	if (hwq->dead) {
 		mutex_unlock(&hwq->ring_lock);
 		return ERR_PTR(-ENODEV);
+	}
+
+	/*
+	 * The queue was banned after this job was queued. Checked under
+	 * @ring_lock, which the ban holds, so no job of a banned queue
+	 * enters the ring.
+	 */
+	if (unlikely(READ_ONCE(job->queue->error))) {
+		mutex_unlock(&hwq->ring_lock);
+		return ERR_PTR(-ECANCELED);
 	}
 
 	job->seqno = ++hwq->seqno;

@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Copyright (C) 2026 The Weft authors
+ *
+ * GPU page faults: a job touching an unmapped page, writing a read-only
+ * page or running code from a page that is not executable signals
+ * -EFAULT; its queue is banned (SUBMIT fails with -ECANCELED, its other
+ * pending jobs signal -ECANCELED) and every other queue keeps running.
+ */
+#include <xf86drm.h>
+
+#include "igt.h"
+#include "igt_weft.h"
+
+IGT_TEST_DESCRIPTION("Tests for Weft GPU page faults and the ban of the "
+		     "faulting queue.");
+
+#define PAGE WEFT_PAGE_SIZE
+
+static struct drm_weft_device_info info;
+
+struct ctx {
+	uint32_t vm;
+	uint32_t queue;
+	struct weft_bo *batch;	/* 4 pages at slot 0 */
+	struct weft_bo *data;	/* 1 page at slot 1 */
+	struct weft_bo *ro;	/* 1 read-only page at slot 2 */
+};
+
+static void ctx_init(int fd, struct ctx *c)
+{
+	c->vm = weft_vm_create(fd);
+	c->queue = weft_queue_create(fd, c->vm, DRM_WEFT_QUEUE_PRIORITY_NORMAL);
+	c->batch = weft_bo_new(fd, 4 * PAGE, c->vm, weft_test_va(&info, 0),
+			       DRM_WEFT_VM_BIND_OP_MAP_READONLY);
+	c->data = weft_bo_new(fd, PAGE, c->vm, weft_test_va(&info, 1), 0);
+	c->ro = weft_bo_new(fd, PAGE, c->vm, weft_test_va(&info, 2),
+			    DRM_WEFT_VM_BIND_OP_MAP_READONLY);
+	memset(c->data->map, 0, PAGE);
+	memset(c->ro->map, 0, PAGE);
+}
+
+static void ctx_fini(int fd, struct ctx *c)
+{
+	weft_queue_destroy(fd, c->queue);
+	weft_bo_free(fd, c->ro);
+	weft_bo_free(fd, c->data);
+	weft_bo_free(fd, c->batch);
+	weft_vm_destroy(fd, c->vm);
+}
+
+/* A WRITE_DATA of @value to @va, as the batch at page @page. */
+static uint64_t write_batch(struct ctx *c, unsigned int page, uint64_t va,
+			    uint64_t value, uint32_t *size)
+{
+	struct weft_batch batch;
+
+	weft_batch_init(&batch, (char *)c->batch->map + page * PAGE, PAGE);
+	weft_batch_write_data(&batch, va, value);
+	weft_batch_end(&batch);
+	*size = weft_batch_size(&batch);
+	return c->batch->va + page * PAGE;
+}
+
+static void expect_fault(int fd, struct ctx *c, uint64_t va)
+{
+	uint32_t size;
+	uint64_t batch = write_batch(c, 0, va, 0xbad, &size);
+
+	igt_assert_eq(weft_submit_and_wait(fd, c->queue, batch, size),
+		      -EFAULT);
+	weft_assert_queue_banned(fd, c->queue);
+}
+
+igt_main
+{
+	struct ctx c;
+	int fd = -1;
+
+	igt_fixture {
+		fd = drm_open_driver(DRIVER_WEFT);
+		weft_query_device_info(fd, &info);
+	}
+
+	igt_describe("Check that a write to an unmapped page faults with "
+		     "-EFAULT and bans the queue.");
+	igt_subtest("fault-unmapped-write") {
+		ctx_init(fd, &c);
+		expect_fault(fd, &c, weft_test_va(&info, 5));
+		weft_assert_device_alive(fd);
+		ctx_fini(fd, &c);
+	}
+
+	igt_describe("Check that a write to a read-only page faults and "
+		     "leaves the page unchanged.");
+	igt_subtest("fault-readonly-write") {
+		ctx_init(fd, &c);
+		expect_fault(fd, &c, c.ro->va);
+		igt_assert_eq_u64(*(uint64_t *)c.ro->map, 0);
+		ctx_fini(fd, &c);
+	}
+
+	igt_describe("Check that a batch in an unmapped page faults.");
+	igt_subtest("fault-unmapped-batch") {
+		ctx_init(fd, &c);
+		igt_assert_eq(weft_submit_and_wait(fd, c.queue,
+						   weft_test_va(&info, 6), 64),
+			      -EFAULT);
+		weft_assert_queue_banned(fd, c.queue);
+		ctx_fini(fd, &c);
+	}
+
+	igt_describe("Check that a write just past the end of a mapping "
+		     "faults.");
+	igt_subtest("fault-past-mapping") {
+		ctx_init(fd, &c);
+		expect_fault(fd, &c, c.data->va + PAGE);
+		ctx_fini(fd, &c);
+	}
+
+	igt_describe("Check that the jobs queued behind a faulting job on its "
+		     "queue signal -ECANCELED and do not run.");
+	igt_subtest("fault-cancels-queue") {
+		uint32_t size, bad, next[3];
+		uint64_t va;
+
+		ctx_init(fd, &c);
+		va = write_batch(&c, 0, weft_test_va(&info, 5), 1, &size);
+		bad = weft_submit_nowait(fd, c.queue, va, size);
+		va = write_batch(&c, 1, c.data->va, 0x600d, &size);
+		for (int i = 0; i < 3; i++)
+			next[i] = weft_submit_nowait(fd, c.queue, va, size);
+		igt_assert_eq(weft_syncobj_wait(fd, bad, WEFT_JOB_TIMEOUT_NS), 0);
+		igt_assert_eq(weft_syncobj_status(fd, bad), -EFAULT);
+		for (int i = 0; i < 3; i++) {
+			igt_assert_eq(weft_syncobj_wait(fd, next[i],
+							WEFT_JOB_TIMEOUT_NS), 0);
+			igt_assert_eq(weft_syncobj_status(fd, next[i]),
+				      -ECANCELED);
+			drmSyncobjDestroy(fd, next[i]);
+		}
+		igt_assert_eq_u64(*(uint64_t *)c.data->map, 0);
+		drmSyncobjDestroy(fd, bad);
+		ctx_fini(fd, &c);
+	}
+
+	igt_describe("Check that another queue on the same VM keeps running "
+		     "after a fault, and that a new queue replaces the banned "
+		     "one.");
+	igt_subtest("fault-other-queue-survives") {
+		uint32_t other, size;
+		uint64_t va;
+
+		ctx_init(fd, &c);
+		other = weft_queue_create(fd, c.vm,
+					  DRM_WEFT_QUEUE_PRIORITY_NORMAL);
+		expect_fault(fd, &c, weft_test_va(&info, 5));
+		va = write_batch(&c, 1, c.data->va, 0x600d, &size);
+		igt_assert_eq(weft_submit_and_wait(fd, other, va, size), 0);
+		igt_assert_eq_u64(*(uint64_t *)c.data->map, 0x600d);
+
+		weft_queue_destroy(fd, c.queue);
+		c.queue = weft_queue_create(fd, c.vm,
+					    DRM_WEFT_QUEUE_PRIORITY_NORMAL);
+		igt_assert_eq(weft_submit_and_wait(fd, c.queue, va, size), 0);
+		weft_queue_destroy(fd, other);
+		ctx_fini(fd, &c);
+	}
+
+	igt_describe("Check that faults on every priority's queue are "
+		     "recovered, one after the other.");
+	igt_subtest("fault-every-priority") {
+		uint32_t prio_max = geteuid() == 0 ?
+			DRM_WEFT_QUEUE_PRIORITY_HIGH :
+			DRM_WEFT_QUEUE_PRIORITY_NORMAL;
+
+		for (uint32_t p = 0; p <= prio_max; p++) {
+			ctx_init(fd, &c);
+			weft_queue_destroy(fd, c.queue);
+			c.queue = weft_queue_create(fd, c.vm, p);
+			expect_fault(fd, &c, weft_test_va(&info, 5));
+			ctx_fini(fd, &c);
+		}
+		weft_assert_device_alive(fd);
+	}
+
+	igt_describe("Check that a fault in one process does not disturb "
+		     "another process.");
+	igt_subtest("fault-other-process") {
+		igt_fork(child, 1) {
+			int fd2 = drm_open_driver(DRIVER_WEFT);
+			struct ctx c2;
+
+			ctx_init(fd2, &c2);
+			expect_fault(fd2, &c2, weft_test_va(&info, 5));
+			ctx_fini(fd2, &c2);
+			drm_close_driver(fd2);
+		}
+		for (int i = 0; i < 4; i++)
+			weft_assert_device_alive(fd);
+		igt_waitchildren();
+	}
+
+	igt_fixture {
+		drm_close_driver(fd);
+	}
+}

@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Copyright (C) 2026 The Weft authors
+ *
+ * Job timeouts: a job that runs past weft.ko's job_timeout_ms is stopped
+ * by a queue reset, its fence signals -ETIMEDOUT, its queue is banned
+ * (SUBMIT fails with -ECANCELED, its other pending jobs signal
+ * -ECANCELED), a devcoredump describes it, and every other queue, file
+ * and process keeps running.
+ */
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <xf86drm.h>
+
+#include "igt.h"
+#include "igt_weft.h"
+
+IGT_TEST_DESCRIPTION("Tests for Weft job timeouts, queue resets and bans.");
+
+#define PAGE WEFT_PAGE_SIZE
+
+/* "end": the kernel does nothing (weft-asm of hw/isa, one instruction). */
+static const uint32_t end_kernel[] = { 0x00000001, 0x00000000 };
+
+static struct drm_weft_device_info info;
+
+struct spin {
+	uint32_t vm;
+	uint32_t queue;
+	struct weft_bo *batch;
+	struct weft_bo *code;
+	uint64_t spin_va;	/* a batch that runs far longer than a timeout */
+	uint32_t spin_size;
+	uint64_t ok_va;		/* a batch writing ok_value to data */
+	uint32_t ok_size;
+	struct weft_bo *data;
+};
+
+static unsigned int job_timeout_ms(void)
+{
+	unsigned int ms = 10000;
+	FILE *f = fopen("/sys/module/weft/parameters/job_timeout_ms", "r");
+
+	if (f) {
+		igt_assert_eq(fscanf(f, "%u", &ms), 1);
+		fclose(f);
+	}
+	return ms;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void spin_init(int fd, struct spin *s, uint32_t priority)
+{
+	/* 2^48 empty work-groups: hours of work for the device. */
+	struct weft_dispatch d = {
+		.simd = 8,
+		.global_size = { 0xffffffffu, 0x10000, 1 },
+		.local_size = { 1, 1, 1 },
+	};
+	struct weft_batch batch;
+
+	s->vm = weft_vm_create(fd);
+	s->queue = weft_queue_create(fd, s->vm, priority);
+	s->batch = weft_bo_new(fd, 2 * PAGE, s->vm, weft_test_va(&info, 0),
+			       DRM_WEFT_VM_BIND_OP_MAP_READONLY);
+	s->code = weft_bo_new(fd, PAGE, s->vm, weft_test_va(&info, 1),
+			      DRM_WEFT_VM_BIND_OP_MAP_READONLY |
+			      DRM_WEFT_VM_BIND_OP_MAP_EXEC);
+	s->data = weft_bo_new(fd, PAGE, s->vm, weft_test_va(&info, 2), 0);
+	memcpy(s->code->map, end_kernel, sizeof(end_kernel));
+
+	d.code_va = s->code->va;
+	d.args_va = s->data->va;
+	weft_batch_init(&batch, s->batch->map, PAGE);
+	weft_batch_dispatch(&batch, &d);
+	weft_batch_end(&batch);
+	s->spin_va = s->batch->va;
+	s->spin_size = weft_batch_size(&batch);
+
+	weft_batch_init(&batch, (char *)s->batch->map + PAGE, PAGE);
+	weft_batch_write_data(&batch, s->data->va, 0x600d);
+	weft_batch_end(&batch);
+	s->ok_va = s->batch->va + PAGE;
+	s->ok_size = weft_batch_size(&batch);
+}
+
+static void spin_fini(int fd, struct spin *s)
+{
+	weft_queue_destroy(fd, s->queue);
+	weft_bo_free(fd, s->data);
+	weft_bo_free(fd, s->code);
+	weft_bo_free(fd, s->batch);
+	weft_vm_destroy(fd, s->vm);
+}
+
+static uint64_t timeout_ns(void)
+{
+	return (uint64_t)job_timeout_ms() * 1000000ull + WEFT_JOB_TIMEOUT_NS;
+}
+
+/* Waits for a hanging job's fence; returns its error, prints the time. */
+static int wait_hang(int fd, uint32_t syncobj, double start)
+{
+	int status;
+
+	igt_assert_eq(weft_syncobj_wait(fd, syncobj, timeout_ns()), 0);
+	status = weft_syncobj_status(fd, syncobj);
+	igt_info("hang to recovery: %.3f s (job_timeout_ms %u), fence %d\n",
+		 now_s() - start, job_timeout_ms(), status);
+	return status;
+}
+
+static int devcoredump_count(bool remove)
+{
+	DIR *dir = opendir("/sys/class/devcoredump");
+	struct dirent *de;
+	int count = 0;
+
+	if (!dir)
+		return -1;
+	while ((de = readdir(dir))) {
+		char path[512], buf[64] = "";
+		int dfd;
+
+		if (strncmp(de->d_name, "devcd", 5))
+			continue;
+		snprintf(path, sizeof(path), "/sys/class/devcoredump/%s/data",
+			 de->d_name);
+		dfd = open(path, O_RDWR);
+		if (dfd < 0)
+			continue;
+		if (read(dfd, buf, sizeof(buf) - 1) > 0 &&
+		    !strncmp(buf, "weft devcoredump", 16))
+			count++;
+		/* Writing anything frees the dump. */
+		if (remove)
+			igt_assert_eq(write(dfd, "1", 1), 1);
+		close(dfd);
+	}
+	closedir(dir);
+	return count;
+}
+
+igt_main
+{
+	int fd = -1;
+
+	igt_fixture {
+		fd = drm_open_driver(DRIVER_WEFT);
+		weft_query_device_info(fd, &info);
+		igt_require_f(job_timeout_ms() <= 5000,
+			      "load weft.ko with job_timeout_ms <= 5000\n");
+	}
+
+	igt_describe("Check that a job running past the timeout fails with "
+		     "-ETIMEDOUT, its queue is banned, and the device keeps "
+		     "working.");
+	igt_subtest("hang-recovery") {
+		struct spin s;
+		uint32_t so;
+		double start;
+
+		spin_init(fd, &s, DRM_WEFT_QUEUE_PRIORITY_NORMAL);
+		start = now_s();
+		so = weft_submit_nowait(fd, s.queue, s.spin_va, s.spin_size);
+		igt_assert_eq(wait_hang(fd, so, start), -ETIMEDOUT);
+		weft_assert_queue_banned(fd, s.queue);
+		weft_assert_device_alive(fd);
+		drmSyncobjDestroy(fd, so);
+		spin_fini(fd, &s);
+	}
+
+	igt_describe("Check that the jobs queued behind a hanging job on its "
+		     "queue signal -ECANCELED.");
+	igt_subtest("hang-cancels-queue") {
+		struct spin s;
+		uint32_t so, next[3];
+		uint64_t *data;
+
+		spin_init(fd, &s, DRM_WEFT_QUEUE_PRIORITY_NORMAL);
+		data = s.data->map;
+		data[0] = 0;
+		so = weft_submit_nowait(fd, s.queue, s.spin_va, s.spin_size);
+		for (int i = 0; i < 3; i++)
+			next[i] = weft_submit_nowait(fd, s.queue, s.ok_va,
+						     s.ok_size);
+		igt_assert_eq(wait_hang(fd, so, now_s()), -ETIMEDOUT);
+		for (int i = 0; i < 3; i++) {
+			igt_assert_eq(weft_syncobj_wait(fd, next[i],
+							WEFT_JOB_TIMEOUT_NS), 0);
+			igt_assert_eq(weft_syncobj_status(fd, next[i]),
+				      -ECANCELED);
+			drmSyncobjDestroy(fd, next[i]);
+		}
+		igt_assert_eq_u64(data[0], 0);
+		drmSyncobjDestroy(fd, so);
+		spin_fini(fd, &s);
+	}
+
+	igt_describe("Check that another queue of the same file, submitted "
+		     "behind the hang on the same hardware queue, completes.");
+	igt_subtest("hang-other-queue-survives") {
+		struct spin s, t;
+		uint32_t so, ok;
+		uint64_t *data;
+
+		spin_init(fd, &s, DRM_WEFT_QUEUE_PRIORITY_NORMAL);
+		spin_init(fd, &t, DRM_WEFT_QUEUE_PRIORITY_NORMAL);
+		data = t.data->map;
+		data[0] = 0;
+		so = weft_submit_nowait(fd, s.queue, s.spin_va, s.spin_size);
+		ok = weft_submit_nowait(fd, t.queue, t.ok_va, t.ok_size);
+		igt_assert_eq(wait_hang(fd, so, now_s()), -ETIMEDOUT);
+		igt_assert_eq(weft_syncobj_wait(fd, ok, WEFT_JOB_TIMEOUT_NS), 0);
+		igt_assert_eq(weft_syncobj_status(fd, ok), 1);
+		igt_assert_eq_u64(data[0], 0x600d);
+		igt_assert_eq(weft_submit_and_wait(fd, t.queue, t.ok_va,
+						   t.ok_size), 0);
+		drmSyncobjDestroy(fd, so);
+		drmSyncobjDestroy(fd, ok);
+		spin_fini(fd, &t);
+		spin_fini(fd, &s);
+	}
+
+	igt_describe("Check that another process keeps running its jobs "
+		     "while and after a hang is recovered.");
+	igt_subtest("hang-other-process-survives") {
+		struct spin s;
+		uint32_t so;
+
+		spin_init(fd, &s, DRM_WEFT_QUEUE_PRIORITY_NORMAL);
+		so = weft_submit_nowait(fd, s.queue, s.spin_va, s.spin_size);
+		igt_fork(child, 1) {
+			int fd2 = drm_open_driver(DRIVER_WEFT);
+
+			for (int i = 0; i < 4; i++)
+				weft_assert_device_alive(fd2);
+			drm_close_driver(fd2);
+		}
+		igt_waitchildren();
+		igt_assert_eq(wait_hang(fd, so, now_s()), -ETIMEDOUT);
+		drmSyncobjDestroy(fd, so);
+		spin_fini(fd, &s);
+	}
+
+	igt_describe("Check that a hang leaves a devcoredump describing the "
+		     "failing job.");
+	igt_subtest("hang-devcoredump") {
+		struct spin s;
+		uint32_t so;
+		int count = -1;
+
+		igt_require(devcoredump_count(true) >= 0);
+		spin_init(fd, &s, DRM_WEFT_QUEUE_PRIORITY_NORMAL);
+		so = weft_submit_nowait(fd, s.queue, s.spin_va, s.spin_size);
+		igt_assert_eq(wait_hang(fd, so, now_s()), -ETIMEDOUT);
+		for (int i = 0; i < 50 && count <= 0; i++) {
+			usleep(20000);
+			count = devcoredump_count(false);
+		}
+		igt_assert_lt(0, count);
+		devcoredump_count(true);
+		drmSyncobjDestroy(fd, so);
+		spin_fini(fd, &s);
+	}
+
+	igt_describe("Check that a process killed with a hanging job in "
+		     "flight is cleaned up and the device keeps working.");
+	igt_subtest("hang-kill-in-flight") {
+		pid_t pid = fork();
+		int status;
+
+		igt_assert(pid >= 0);
+		if (pid == 0) {
+			int fd2 = drm_open_driver(DRIVER_WEFT);
+			struct spin s;
+
+			spin_init(fd2, &s, DRM_WEFT_QUEUE_PRIORITY_NORMAL);
+			weft_submit_nowait(fd2, s.queue, s.spin_va,
+					   s.spin_size);
+			weft_submit_nowait(fd2, s.queue, s.ok_va, s.ok_size);
+			pause();
+			_exit(0);
+		}
+		usleep(300000);
+		kill(pid, SIGKILL);
+		igt_assert_eq(waitpid(pid, &status, 0), pid);
+		weft_assert_device_alive(fd);
+	}
+
+	igt_fixture {
+		drm_close_driver(fd);
+	}
+}
