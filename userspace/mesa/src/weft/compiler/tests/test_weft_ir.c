@@ -188,7 +188,7 @@ test_pack_roundtrip(void)
    CHECK(k == 2 && in.op == WEFT_OP_MOV && in.has_lit && in.lit == 0x123456789abull);
    k = weft_isa_decode(w + 2, n - 2, &in);
    CHECK(k == 1 && in.op == WEFT_OP_MOV && in.has_imm && in.imm == 7);
-   k = weft_isa_decode(w + 4, 1, &in);
+   k = weft_isa_decode(w + 3, 2, &in);
    CHECK(k == 1 && in.op == WEFT_OP_ST_GLOBAL);
    ralloc_free(ir);
 }
