@@ -2,7 +2,10 @@
 /*
  * Copyright (C) 2026 The Weft authors
  */
+#include <dirent.h>
+#include <fcntl.h>
 #include <linux/sync_file.h>
+#include <sys/mount.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <time.h>
@@ -454,4 +457,73 @@ int weft_drm_version(int fd, int *major, int *minor)
 	*minor = v->version_minor;
 	drmFreeVersion(v);
 	return 0;
+}
+
+/**
+ * weft_read_file: - a whole (small) file as a malloc()ed string, or NULL.
+ */
+char *weft_read_file(const char *path)
+{
+	size_t len = 0, cap = 1 << 16;
+	char *buf = malloc(cap);
+	ssize_t n;
+	int fd = open(path, O_RDONLY);
+
+	igt_assert(buf);
+	if (fd < 0) {
+		free(buf);
+		return NULL;
+	}
+	while ((n = read(fd, buf + len, cap - len - 1)) > 0) {
+		len += n;
+		if (len + 1 == cap) {
+			cap *= 2;
+			buf = realloc(buf, cap);
+			igt_assert(buf);
+		}
+	}
+	close(fd);
+	buf[len] = 0;
+	return buf;
+}
+
+/**
+ * weft_mount_if_needed: - mounts a @type file system on @dir unless
+ * @dir/@probe exists; skips when that is not possible.
+ */
+void weft_mount_if_needed(const char *dir, const char *type,
+			  const char *probe)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, probe);
+	if (!access(path, F_OK))
+		return;
+	igt_require(geteuid() == 0);
+	igt_require_f(!mount(type, dir, type, 0, NULL), "cannot mount %s\n",
+		      type);
+}
+
+/**
+ * weft_debugfs_read: - the malloc()ed contents of the Weft device's debugfs
+ * file @name (weft_rings, weft_queues, weft_vms); mounts debugfs if needed.
+ */
+char *weft_debugfs_read(const char *name)
+{
+	char path[512];
+	struct dirent *de;
+	char *text = NULL;
+	DIR *dir;
+
+	weft_mount_if_needed("/sys/kernel/debug", "debugfs", "dri");
+	dir = opendir("/sys/kernel/debug/dri");
+	igt_require(dir);
+	while (!text && (de = readdir(dir))) {
+		snprintf(path, sizeof(path), "/sys/kernel/debug/dri/%s/%s",
+			 de->d_name, name);
+		text = weft_read_file(path);
+	}
+	closedir(dir);
+	igt_assert_f(text, "no debugfs file %s\n", name);
+	return text;
 }

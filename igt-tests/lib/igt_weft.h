@@ -129,5 +129,9 @@ void weft_assert_queue_banned(int fd, uint32_t queue_id);
 uint32_t weft_submit_nowait(int fd, uint32_t queue_id, uint64_t batch_va,
 			    uint32_t batch_size);
 int weft_drm_version(int fd, int *major, int *minor);
+char *weft_read_file(const char *path);
+void weft_mount_if_needed(const char *dir, const char *type,
+			  const char *probe);
+char *weft_debugfs_read(const char *name);
 
 #endif /* IGT_WEFT_H */

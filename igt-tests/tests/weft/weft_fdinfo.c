@@ -2,9 +2,11 @@
 /*
  * Copyright (C) 2026 The Weft authors
  *
- * fdinfo, per Documentation/gpu/drm-usage-stats.rst: drm-driver,
- * drm-client-id, drm-engine-compute (ns of GPU time of the file's jobs)
- * and the drm-*-memory keys of drm_show_memory_stats().
+ * Observability: fdinfo, per Documentation/gpu/drm-usage-stats.rst
+ * (drm-driver, drm-client-id, drm-engine-compute in ns of GPU time of the
+ * file's jobs, the drm-*-memory keys of drm_show_memory_stats()), the
+ * debugfs files weft_rings, weft_queues and weft_vms, and the weft
+ * tracepoints. debugfs and tracefs are mounted if they are not.
  */
 #include <fcntl.h>
 #include <xf86drm.h>
@@ -59,6 +61,15 @@ static uint64_t fdinfo_u64(int fd, const char *key)
 	else if (!strcmp(unit, "MiB"))
 		v <<= 20;
 	return v;
+}
+
+static void write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_TRUNC);
+
+	igt_assert_f(fd >= 0, "cannot open %s\n", path);
+	igt_assert_eq(write(fd, text, strlen(text)), (int)strlen(text));
+	close(fd);
 }
 
 igt_main
@@ -127,6 +138,77 @@ igt_main
 		/* Creates, uses and destroys its own queue. */
 		weft_assert_device_alive(fd);
 		igt_assert_lt_u64(before, fdinfo_u64(fd, "drm-engine-compute"));
+	}
+
+	igt_describe("Check that debugfs weft_rings lists every hardware "
+		     "queue with its HEAD, TAIL and fence value, and that a "
+		     "job advances them.");
+	igt_subtest("debugfs-rings") {
+		char *before = weft_debugfs_read("weft_rings"), *after;
+
+		igt_assert(strstr(before, "hwq 0: ring 0x"));
+		igt_assert(strstr(before, " fence "));
+		weft_assert_device_alive(fd);
+		after = weft_debugfs_read("weft_rings");
+		igt_info("%s", after);
+		igt_assert(strcmp(before, after));
+		free(before);
+		free(after);
+	}
+
+	igt_describe("Check that debugfs weft_queues shows a new queue with "
+		     "its priority, and forgets it once destroyed.");
+	igt_subtest("debugfs-queues") {
+		uint32_t vm = weft_vm_create(fd);
+		uint32_t q = weft_queue_create(fd, vm,
+					       DRM_WEFT_QUEUE_PRIORITY_LOW);
+		char *text = weft_debugfs_read("weft_queues"), line[64];
+
+		snprintf(line, sizeof(line), "queue %u: hwq ", q);
+		igt_assert(strstr(text, line));
+		igt_assert(strstr(text, "priority 0 "));
+		free(text);
+		weft_queue_destroy(fd, q);
+		weft_vm_destroy(fd, vm);
+	}
+
+	igt_describe("Check that debugfs weft_vms shows a VM's mappings.");
+	igt_subtest("debugfs-vms") {
+		uint32_t vm = weft_vm_create(fd);
+		struct weft_bo *bo = weft_bo_new(fd, 3 * PAGE, vm,
+						 weft_test_va(&info, 7), 0);
+		char *text = weft_debugfs_read("weft_vms"), range[80];
+
+		snprintf(range, sizeof(range), "0x%016" PRIx64 "-0x%016" PRIx64,
+			 (uint64_t)bo->va, (uint64_t)(bo->va + 3 * PAGE));
+		igt_assert_f(strstr(text, range), "%s not in:\n%s", range,
+			     text);
+		free(text);
+		weft_bo_free(fd, bo);
+		weft_vm_destroy(fd, vm);
+	}
+
+	igt_describe("Check that the weft_job_submit and weft_job_complete "
+		     "tracepoints fire for a job.");
+	igt_subtest("tracepoints") {
+		const char *t = "/sys/kernel/tracing";
+		char path[256], *trace;
+
+		weft_mount_if_needed(t, "tracefs", "events");
+		snprintf(path, sizeof(path), "%s/events/weft/enable", t);
+		igt_require_f(!access(path, W_OK), "no weft trace events\n");
+		snprintf(path, sizeof(path), "%s/trace", t);
+		write_file(path, "");
+		snprintf(path, sizeof(path), "%s/events/weft/enable", t);
+		write_file(path, "1");
+		weft_assert_device_alive(fd);
+		write_file(path, "0");
+		snprintf(path, sizeof(path), "%s/trace", t);
+		trace = weft_read_file(path);
+		igt_assert(trace);
+		igt_assert(strstr(trace, "weft_job_submit:"));
+		igt_assert(strstr(trace, "weft_job_complete:"));
+		free(trace);
 	}
 
 	igt_fixture {

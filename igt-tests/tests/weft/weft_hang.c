@@ -277,6 +277,7 @@ igt_main
 		     "flight is cleaned up and the device keeps working.");
 	igt_subtest("hang-kill-in-flight") {
 		pid_t pid = fork();
+		char *text;
 		int status;
 
 		igt_assert(pid >= 0);
@@ -295,6 +296,22 @@ igt_main
 		kill(pid, SIGKILL);
 		igt_assert_eq(waitpid(pid, &status, 0), pid);
 		weft_assert_device_alive(fd);
+
+		/* Nothing of the killed process is left: no queue, no VM. */
+		text = weft_debugfs_read("weft_queues");
+		igt_assert_f(!*text, "queues left:\n%s", text);
+		free(text);
+		/* Jobs drop their VM references as the scheduler frees them. */
+		for (int i = 0; i < 100; i++) {
+			text = weft_debugfs_read("weft_vms");
+			if (!*text)
+				break;
+			free(text);
+			text = NULL;
+			usleep(20000);
+		}
+		igt_assert_f(text, "VMs left after the kill\n");
+		free(text);
 	}
 
 	igt_fixture {

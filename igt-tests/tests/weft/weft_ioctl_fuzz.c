@@ -39,6 +39,14 @@ static uint8_t scratch[4 * 4096] __attribute__((aligned(64)));
 
 static uint32_t ids[64];
 
+/* Calls made and calls that succeeded, per kind, for the log. */
+static const char *const kinds[] = {
+	"QUERY", "BO_CREATE", "BO_MMAP_OFFSET", "VM_CREATE", "VM_DESTROY",
+	"VM_BIND", "VM_BIND", "QUEUE_CREATE", "QUEUE_DESTROY", "SUBMIT",
+	"SUBMIT", "SYNCOBJ/GEM_CLOSE",
+};
+static unsigned int calls_made[12], calls_ok[12];
+
 static uint32_t rnd_id(void)
 {
 	switch (rnd() % 5) {
@@ -228,7 +236,8 @@ static void fuzz_one(int fd)
 		}
 		break;
 	}
-	(void)ret;
+	calls_made[which]++;
+	calls_ok[which] += !ret;
 	errno = 0;
 }
 
@@ -316,6 +325,11 @@ static void fuzz(uint64_t seed, unsigned int calls, unsigned int files)
 			fuzz_one(fd);
 		drm_close_driver(fd);
 	}
+	for (unsigned int k = 0; k < ARRAY_SIZE(kinds); k++) {
+		igt_info("%-18s %6u calls, %6u succeeded\n", kinds[k],
+			 calls_made[k], calls_ok[k]);
+		calls_made[k] = calls_ok[k] = 0;
+	}
 	if (kmsg >= 0) {
 		check_kmsg(kmsg);
 		close(kmsg);
@@ -325,7 +339,7 @@ static void fuzz(uint64_t seed, unsigned int calls, unsigned int files)
 igt_main
 {
 	uint64_t seed = 0x5eed;
-	unsigned int calls = 5000;
+	unsigned int calls = 10000;
 	int fd = -1;
 
 	igt_fixture {

@@ -356,6 +356,113 @@ igt_main
 					   0, NULL, 0), -EINVAL);
 	}
 
+	igt_describe("Check that a VM_BIND argument of uAPI 1.0's size (no "
+		     "in_syncs or out_syncs) still binds synchronously.");
+	igt_subtest("vm-bind-v1-0-struct") {
+		/* struct drm_weft_vm_bind as uAPI 1.0 had it. */
+		struct vm_bind_v1_0 {
+			uint32_t vm_id;
+			uint32_t flags;
+			struct drm_weft_obj_array ops;
+		};
+		struct weft_bo *bo = weft_bo_new(fd, PAGE, 0, 0, 0);
+		struct drm_weft_vm_bind_op op = {
+			.op = DRM_WEFT_VM_BIND_OP_MAP,
+			.handle = bo->handle,
+			.va = weft_test_va(&info, 4),
+			.size = PAGE,
+		};
+		struct vm_bind_v1_0 b = {
+			.vm_id = c.vm,
+			.ops = DRM_WEFT_OBJ_ARRAY(1, &op),
+		};
+		unsigned long req = DRM_IOWR(DRM_COMMAND_BASE + DRM_WEFT_VM_BIND,
+					     struct vm_bind_v1_0);
+		uint32_t size;
+		uint64_t va = write_batch(&c, 0, op.va, 0x600d, &size);
+
+		igt_assert_eq(sizeof(b), 24);
+		do_ioctl(fd, req, &b);
+		igt_assert_eq(weft_submit_and_wait(fd, c.queue, va, size), 0);
+		igt_assert_eq_u64(*(uint64_t *)bo->map, 0x600d);
+		op = (struct drm_weft_vm_bind_op) {
+			.op = DRM_WEFT_VM_BIND_OP_UNMAP,
+			.va = op.va,
+			.size = PAGE,
+		};
+		do_ioctl(fd, req, &b);
+		/* Unmapped: mapping it again works. */
+		weft_vm_bind_map(fd, c.vm, bo->handle, 0, op.va, PAGE, 0);
+		weft_vm_bind_unmap(fd, c.vm, op.va, PAGE);
+		weft_bo_free(fd, bo);
+	}
+
+	igt_describe("Check that an asynchronous bind with no operation is a "
+		     "barrier: its out-sync signals after its in-sync.");
+	igt_subtest("vm-bind-async-empty") {
+		struct drm_weft_sync in = { DRM_WEFT_SYNC_TIMELINE, 0, 3 };
+		struct drm_weft_sync out = { DRM_WEFT_SYNC_TIMELINE, 0, 4 };
+		uint64_t point = 3;
+
+		in.handle = out.handle = syncobj(fd);
+		igt_assert_eq(drmSyncobjTimelineSignal(fd, &in.handle, &point,
+						       1), 0);
+		igt_assert_eq(bind(fd, c.vm, DRM_WEFT_VM_BIND_ASYNC, NULL, 0,
+				   &in, 1, &out, 1), 0);
+		igt_assert_eq(timeline_wait(fd, out.handle, 4), 0);
+		drmSyncobjDestroy(fd, in.handle);
+	}
+
+	igt_describe("Check that asynchronous binds of a VM apply in order: "
+		     "map, unmap, map again at the same address, from another "
+		     "buffer offset (a remap).");
+	igt_subtest("vm-bind-async-ordered") {
+		struct weft_bo *bo = weft_bo_new(fd, 2 * PAGE, 0, 0, 0);
+		uint64_t va0 = weft_test_va(&info, 4);
+		struct drm_weft_vm_bind_op ops[3] = {
+			{ .op = DRM_WEFT_VM_BIND_OP_MAP, .handle = bo->handle,
+			  .va = va0, .size = 2 * PAGE },
+			{ .op = DRM_WEFT_VM_BIND_OP_UNMAP, .va = va0,
+			  .size = PAGE },
+			{ .op = DRM_WEFT_VM_BIND_OP_MAP, .handle = bo->handle,
+			  .bo_offset = PAGE, .va = va0, .size = PAGE },
+		};
+		struct drm_weft_sync s = { .handle = syncobj(fd) };
+		uint32_t size;
+		uint64_t va = write_batch(&c, 0, va0, 0x600d, &size);
+
+		memset(bo->map, 0, 2 * PAGE);
+		/* Three separate asynchronous binds, then one job. */
+		for (int i = 0; i < 3; i++)
+			igt_assert_eq(bind(fd, c.vm, DRM_WEFT_VM_BIND_ASYNC,
+					   &ops[i], 1, NULL, 0,
+					   i == 2 ? &s : NULL, i == 2), 0);
+		igt_assert_eq(weft_submit_and_wait(fd, c.queue, va, size), 0);
+		igt_assert_eq(weft_syncobj_status(fd, s.handle), 1);
+		/* va0 now maps the buffer's second page. */
+		igt_assert_eq_u64(((uint64_t *)bo->map)[0], 0);
+		igt_assert_eq_u64(((uint64_t *)bo->map)[PAGE / 8], 0x600d);
+		weft_vm_bind_unmap(fd, c.vm, va0, 2 * PAGE);
+		drmSyncobjDestroy(fd, s.handle);
+		weft_bo_free(fd, bo);
+	}
+
+	igt_describe("Check that a SUBMIT on a banned queue fails with "
+		     "-ECANCELED, even with no job.");
+	igt_subtest("bad-submit-banned-queue") {
+		uint32_t q = weft_queue_create(fd, c.vm,
+					       DRM_WEFT_QUEUE_PRIORITY_NORMAL);
+		struct drm_weft_submit submit = { .queue_id = q };
+		uint32_t size;
+		uint64_t va = write_batch(&c, 0, weft_test_va(&info, 6), 1,
+					  &size);
+
+		igt_assert_eq(weft_submit_and_wait(fd, q, va, size), -EFAULT);
+		do_ioctl_err(fd, DRM_IOCTL_WEFT_SUBMIT, &submit, ECANCELED);
+		weft_assert_queue_banned(fd, q);
+		weft_queue_destroy(fd, q);
+	}
+
 	igt_describe("Make sure bad VM_BIND syncs are rejected: flags, "
 		     "point, handle, stride, and no fence.");
 	igt_subtest("bad-vm-bind-syncs") {
