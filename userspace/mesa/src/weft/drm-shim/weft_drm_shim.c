@@ -1,0 +1,543 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * weft drm-shim: Mesa on the Weft GPU without the kernel. LD_PRELOAD'ed, it
+ * fakes the render node of weft.ko and runs its uAPI on the device model
+ * (libweftmodel's sources, built in) in-process:
+ *
+ * - GEM buffers live in the shim's memory file, which is also the model's
+ *   "guest memory": a buffer's offset in it is its physical address;
+ * - VMs are 4-level page tables in that memory, written like weft.ko does;
+ * - a submit writes SET_VM, BATCH and FENCE to hardware queue 0's ring,
+ *   rings the doorbell and waits for the model to go idle (submits are
+ *   synchronous: the fences signal at once, a failed job carries its error);
+ * - sync objects are a table here; an exported sync file is a shim fd whose
+ *   SYNC_IOC_FILE_INFO reports the job's status.
+ *
+ * Usage: LD_PRELOAD=libweft_drm_shim.so RUSTICL_ENABLE=weft clinfo
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <linux/sync_file.h>
+
+#include "drm-shim/drm_shim.h"
+#include "drm-uapi/drm.h"
+#include "util/hash_table.h"
+#include "util/simple_mtx.h"
+#include "util/u_math.h"
+
+#include "weft_drm.h"
+#include "weft_cs_regs.h"
+#include "weft_mmu_regs.h"
+#include "weft_model.h"
+#include "weft_regs.h"
+
+#define SHIM_MEM_SIZE   (4ull << 30)   /* the drm-shim core's memory file */
+#define RING_SIZE       (64 * 1024)
+#define MAX_OBJS        4096
+
+bool drm_shim_driver_prefers_first_render_node = true;
+extern ioctl_fn_t core_ioctls[];
+
+struct weft_shim_vm {
+   bool used;
+   uint64_t root;                 /* GPA of the level-0 table */
+};
+
+struct weft_shim_syncobj {
+   bool used;
+   bool signaled;
+   int status;                    /* 0, or the failed job's -errno */
+};
+
+static struct {
+   simple_mtx_t lock;
+   uint8_t *mem;                  /* the whole memory file */
+   uint32_t *regs;
+   struct weft_model *model;
+   uint64_t ring, fence_gpa;
+   uint32_t tail;
+   uint64_t seq;
+   struct weft_shim_vm vms[MAX_OBJS];
+   uint32_t queue_vm[MAX_OBJS];   /* queue id -> VM id (0: free) */
+   struct weft_shim_syncobj syncobjs[MAX_OBJS];
+   struct hash_table *sync_files; /* fd + 1 -> status + 1 */
+} shim;
+
+static int
+fail(int err)
+{
+   errno = err;
+   return -1;
+}
+
+static uint32_t
+reg(uint32_t off)
+{
+   return __atomic_load_n(&shim.regs[off / 4], __ATOMIC_ACQUIRE);
+}
+
+static void
+wreg(uint32_t off, uint32_t v)
+{
+   __atomic_store_n(&shim.regs[off / 4], v, __ATOMIC_RELEASE);
+}
+
+/* Zeroed pages from the shim's heap, never freed (page tables, ring). */
+static uint64_t
+alloc_pages(uint64_t size)
+{
+   struct shim_bo *bo = calloc(1, sizeof(*bo));
+
+   if (!bo || drm_shim_bo_init(bo, ALIGN_POT(size, 4096)))
+      abort();
+   memset(shim.mem + bo->mem_addr, 0, bo->size);
+   return bo->mem_addr;
+}
+
+static void
+vm_map_page(uint64_t root, uint64_t va, uint64_t pte)
+{
+   uint64_t table = root;
+
+   for (int level = 0; level < WEFT_MMU_LEVELS - 1; level++) {
+      unsigned idx = (va >> (WEFT_MMU_PAGE_SHIFT + WEFT_MMU_LEVEL_BITS * (3 - level))) & 511;
+      uint64_t *e = (uint64_t *)(shim.mem + table) + idx;
+
+      if (!(*e & WEFT_PTE_VALID)) {
+         if (!pte)
+            return;
+         *e = alloc_pages(4096) | WEFT_PTE_VALID;
+      }
+      table = *e & WEFT_PTE_ADDR_MASK;
+   }
+   ((uint64_t *)(shim.mem + table))[(va >> WEFT_MMU_PAGE_SHIFT) & 511] = pte;
+}
+
+static void
+signal_syncs(const struct drm_weft_obj_array *a, int status)
+{
+   for (uint32_t i = 0; i < a->count; i++) {
+      const struct drm_weft_sync *s =
+         (const void *)(uintptr_t)(a->array + (uint64_t)i * a->stride);
+
+      if (s->handle && s->handle < MAX_OBJS && shim.syncobjs[s->handle].used) {
+         shim.syncobjs[s->handle].signaled = true;
+         shim.syncobjs[s->handle].status = status;
+      }
+   }
+}
+
+/* ---- weft ioctls ---------------------------------------------------------- */
+
+static int
+weft_shim_query(int fd, unsigned long request, void *arg)
+{
+   struct drm_weft_query *q = arg;
+   struct drm_weft_device_info info = {
+      .signature = reg(WEFT_REG_SIGNATURE),
+      .hw_version = reg(WEFT_REG_VERSION),
+      .max_wg_size = reg(WEFT_REG_MAX_WG_SIZE),
+      .slm_size = reg(WEFT_REG_SLM_SIZE),
+      .va_bits = reg(WEFT_REG_VA_BITS),
+      .num_queues = reg(WEFT_REG_NUM_QUEUES),
+      .num_cores = reg(WEFT_REG_NUM_CORES),
+      .user_va_start = 1ull << 20,
+      .user_va_end = 1ull << 47,
+   };
+   uint32_t caps = reg(WEFT_REG_CAPS);
+
+   info.simd_widths = (caps & WEFT_CAP_SIMD8 ? 8 : 0) | (caps & WEFT_CAP_SIMD16 ? 16 : 0) |
+                      (caps & WEFT_CAP_SIMD32 ? 32 : 0);
+   if (q->type != DRM_WEFT_QUERY_DEVICE_INFO)
+      return fail(EINVAL);
+   if (q->pointer) {
+      memset((void *)(uintptr_t)q->pointer, 0, q->size);
+      memcpy((void *)(uintptr_t)q->pointer, &info, MIN2(q->size, sizeof(info)));
+   }
+   q->size = sizeof(info);
+   return 0;
+}
+
+static int
+weft_shim_bo_create(int fd, unsigned long request, void *arg)
+{
+   struct shim_fd *shim_fd = drm_shim_fd_lookup(fd);
+   struct drm_weft_bo_create *c = arg;
+   struct shim_bo *bo = calloc(1, sizeof(*bo));
+   uint64_t size = ALIGN_POT(MAX2(c->size, 1), 4096);
+
+   if (!bo || size > UINT32_MAX || drm_shim_bo_init(bo, size)) {
+      free(bo);
+      return fail(ENOMEM);
+   }
+   memset(shim.mem + bo->mem_addr, 0, size);
+   c->handle = drm_shim_bo_get_handle(shim_fd, bo);
+   c->size = size;
+   drm_shim_bo_put(bo);
+   return 0;
+}
+
+static int
+weft_shim_bo_mmap_offset(int fd, unsigned long request, void *arg)
+{
+   struct shim_fd *shim_fd = drm_shim_fd_lookup(fd);
+   struct drm_weft_bo_mmap_offset *m = arg;
+   struct shim_bo *bo = drm_shim_bo_lookup(shim_fd, m->handle);
+
+   if (!bo)
+      return fail(ENOENT);
+   m->offset = drm_shim_bo_get_mmap_offset(shim_fd, bo);
+   drm_shim_bo_put(bo);
+   return 0;
+}
+
+static int
+weft_shim_vm_create(int fd, unsigned long request, void *arg)
+{
+   struct drm_weft_vm_create *c = arg;
+
+   simple_mtx_lock(&shim.lock);
+   for (uint32_t id = 1; id < MAX_OBJS; id++) {
+      if (!shim.vms[id].used) {
+         shim.vms[id].used = true;
+         shim.vms[id].root = alloc_pages(4096);
+         c->id = id;
+         simple_mtx_unlock(&shim.lock);
+         return 0;
+      }
+   }
+   simple_mtx_unlock(&shim.lock);
+   return fail(ENOSPC);
+}
+
+static int
+weft_shim_vm_destroy(int fd, unsigned long request, void *arg)
+{
+   struct drm_weft_vm_destroy *d = arg;
+
+   if (!d->id || d->id >= MAX_OBJS || !shim.vms[d->id].used)
+      return fail(ENOENT);
+   shim.vms[d->id].used = false;   /* its page tables are leaked */
+   return 0;
+}
+
+static int
+weft_shim_vm_bind(int fd, unsigned long request, void *arg)
+{
+   struct shim_fd *shim_fd = drm_shim_fd_lookup(fd);
+   struct drm_weft_vm_bind *b = arg;
+   int ret = 0;
+
+   if (!b->vm_id || b->vm_id >= MAX_OBJS || !shim.vms[b->vm_id].used)
+      return fail(ENOENT);
+   simple_mtx_lock(&shim.lock);
+   for (uint32_t i = 0; i < b->ops.count && !ret; i++) {
+      const struct drm_weft_vm_bind_op *op =
+         (const void *)(uintptr_t)(b->ops.array + (uint64_t)i * b->ops.stride);
+      uint64_t root = shim.vms[b->vm_id].root;
+
+      if (op->op == DRM_WEFT_VM_BIND_OP_MAP) {
+         struct shim_bo *bo = drm_shim_bo_lookup(shim_fd, op->handle);
+         uint64_t flags = WEFT_PTE_VALID;
+
+         if (!bo || op->bo_offset + op->size > bo->size) {
+            ret = fail(EINVAL);
+            if (bo)
+               drm_shim_bo_put(bo);
+            break;
+         }
+         if (!(op->flags & DRM_WEFT_VM_BIND_OP_MAP_READONLY))
+            flags |= WEFT_PTE_WRITE;
+         if (op->flags & DRM_WEFT_VM_BIND_OP_MAP_EXEC)
+            flags |= WEFT_PTE_EXEC;
+         for (uint64_t off = 0; off < op->size; off += 4096)
+            vm_map_page(root, op->va + off, (bo->mem_addr + op->bo_offset + off) | flags);
+         drm_shim_bo_put(bo);
+      } else if (op->op == DRM_WEFT_VM_BIND_OP_UNMAP) {
+         for (uint64_t off = 0; off < op->size; off += 4096)
+            vm_map_page(root, op->va + off, 0);
+      } else {
+         ret = fail(EINVAL);
+      }
+   }
+   if (!ret)
+      signal_syncs(&b->out_syncs, 0);
+   simple_mtx_unlock(&shim.lock);
+   return ret;
+}
+
+static int
+weft_shim_queue_create(int fd, unsigned long request, void *arg)
+{
+   struct drm_weft_queue_create *c = arg;
+
+   if (!c->vm_id || c->vm_id >= MAX_OBJS || !shim.vms[c->vm_id].used)
+      return fail(ENOENT);
+   simple_mtx_lock(&shim.lock);
+   for (uint32_t id = 1; id < MAX_OBJS; id++) {
+      if (!shim.queue_vm[id]) {
+         shim.queue_vm[id] = c->vm_id;
+         c->id = id;
+         simple_mtx_unlock(&shim.lock);
+         return 0;
+      }
+   }
+   simple_mtx_unlock(&shim.lock);
+   return fail(ENOSPC);
+}
+
+static int
+weft_shim_queue_destroy(int fd, unsigned long request, void *arg)
+{
+   struct drm_weft_queue_destroy *d = arg;
+
+   if (!d->id || d->id >= MAX_OBJS || !shim.queue_vm[d->id])
+      return fail(ENOENT);
+   shim.queue_vm[d->id] = 0;
+   return 0;
+}
+
+static void
+ring_emit(const uint32_t *dw, unsigned n)
+{
+   uint32_t *ring = (uint32_t *)(shim.mem + shim.ring);
+
+   for (unsigned i = 0; i < n; i++)
+      ring[shim.tail++ % (RING_SIZE / 4)] = dw[i];
+}
+
+/* Runs one job on hardware queue 0; returns 0 or the job's -errno. */
+static int
+run_job(uint32_t vm_id, const struct drm_weft_job *job)
+{
+   uint64_t root = shim.vms[vm_id].root;
+   uint64_t seq = ++shim.seq;
+   uint32_t cmds[] = {
+      WEFT_CMD_HEADER(WEFT_CMD_SET_VM, WEFT_CMD_SET_VM_LEN), (uint32_t)root,
+      (uint32_t)(root >> 32), vm_id,
+      WEFT_CMD_HEADER(WEFT_CMD_BATCH, WEFT_CMD_BATCH_LEN), (uint32_t)job->batch_va,
+      (uint32_t)(job->batch_va >> 32), job->batch_size,
+      WEFT_CMD_HEADER(WEFT_CMD_FENCE, WEFT_CMD_FENCE_LEN), (uint32_t)shim.fence_gpa,
+      (uint32_t)(shim.fence_gpa >> 32), (uint32_t)seq, (uint32_t)(seq >> 32), 0,
+   };
+
+   ring_emit(cmds, ARRAY_SIZE(cmds));
+   wreg(WEFT_QUEUE_REG(0, WEFT_Q_TAIL), shim.tail);
+   weft_model_doorbell(shim.model);
+   weft_model_wait_idle(shim.model);
+
+   if (reg(WEFT_QUEUE_REG(0, WEFT_Q_STATUS)) == WEFT_Q_STATUS_ERROR) {
+      uint32_t code = reg(WEFT_QUEUE_REG(0, WEFT_Q_ERROR_CODE));
+      uint32_t req = reg(WEFT_QUEUE_REG(0, WEFT_Q_RESET_REQ)) + 1;
+
+      fprintf(stderr, "weft drm-shim: job failed: queue error %u at 0x%08x%08x\n", code,
+              reg(WEFT_QUEUE_REG(0, WEFT_Q_ERROR_ADDR_HI)),
+              reg(WEFT_QUEUE_REG(0, WEFT_Q_ERROR_ADDR_LO)));
+      /* Reset the queue: it starts again at the current TAIL. */
+      wreg(WEFT_QUEUE_REG(0, WEFT_Q_RESET_REQ), req);
+      weft_model_doorbell(shim.model);
+      weft_model_wait_idle(shim.model);
+      return code == WEFT_QERR_MMU_FAULT ? -EFAULT :
+             code == WEFT_QERR_WATCHDOG ? -ETIMEDOUT : -EIO;
+   }
+   return 0;
+}
+
+static int
+weft_shim_submit(int fd, unsigned long request, void *arg)
+{
+   struct drm_weft_submit *s = arg;
+   uint32_t vm_id;
+
+   if (!s->queue_id || s->queue_id >= MAX_OBJS || !(vm_id = shim.queue_vm[s->queue_id]))
+      return fail(ENOENT);
+   simple_mtx_lock(&shim.lock);
+   for (uint32_t i = 0; i < s->jobs.count; i++) {
+      const struct drm_weft_job *job =
+         (const void *)(uintptr_t)(s->jobs.array + (uint64_t)i * s->jobs.stride);
+      int status = run_job(vm_id, job);
+
+      signal_syncs(&job->out_syncs, status);
+   }
+   simple_mtx_unlock(&shim.lock);
+   return 0;
+}
+
+static ioctl_fn_t driver_ioctls[] = {
+   [DRM_WEFT_QUERY] = weft_shim_query,
+   [DRM_WEFT_BO_CREATE] = weft_shim_bo_create,
+   [DRM_WEFT_BO_MMAP_OFFSET] = weft_shim_bo_mmap_offset,
+   [DRM_WEFT_VM_CREATE] = weft_shim_vm_create,
+   [DRM_WEFT_VM_DESTROY] = weft_shim_vm_destroy,
+   [DRM_WEFT_VM_BIND] = weft_shim_vm_bind,
+   [DRM_WEFT_QUEUE_CREATE] = weft_shim_queue_create,
+   [DRM_WEFT_QUEUE_DESTROY] = weft_shim_queue_destroy,
+   [DRM_WEFT_SUBMIT] = weft_shim_submit,
+};
+
+/* ---- sync objects and sync files --------------------------------------------- */
+
+static int
+weft_shim_syncobj_create(int fd, unsigned long request, void *arg)
+{
+   struct drm_syncobj_create *c = arg;
+
+   simple_mtx_lock(&shim.lock);
+   for (uint32_t h = 1; h < MAX_OBJS; h++) {
+      if (!shim.syncobjs[h].used) {
+         shim.syncobjs[h] = (struct weft_shim_syncobj){
+            .used = true,
+            .signaled = c->flags & DRM_SYNCOBJ_CREATE_SIGNALED,
+         };
+         c->handle = h;
+         simple_mtx_unlock(&shim.lock);
+         return 0;
+      }
+   }
+   simple_mtx_unlock(&shim.lock);
+   return fail(ENOSPC);
+}
+
+static int
+weft_shim_syncobj_destroy(int fd, unsigned long request, void *arg)
+{
+   struct drm_syncobj_destroy *d = arg;
+
+   if (!d->handle || d->handle >= MAX_OBJS || !shim.syncobjs[d->handle].used)
+      return fail(EINVAL);
+   shim.syncobjs[d->handle].used = false;
+   return 0;
+}
+
+static int
+weft_shim_syncobj_wait(int fd, unsigned long request, void *arg)
+{
+   struct drm_syncobj_wait *w = arg;
+   const uint32_t *handles = (const void *)(uintptr_t)w->handles;
+
+   /* Submits are synchronous: a syncobj is signalled or never will be. */
+   for (uint32_t i = 0; i < w->count_handles; i++) {
+      if (handles[i] >= MAX_OBJS || !shim.syncobjs[handles[i]].used)
+         return fail(EINVAL);
+      if (!shim.syncobjs[handles[i]].signaled)
+         return fail(ETIME);
+   }
+   w->first_signaled = 0;
+   return 0;
+}
+
+static int
+weft_shim_syncobj_reset(int fd, unsigned long request, void *arg)
+{
+   struct drm_syncobj_array *a = arg;
+   const uint32_t *handles = (const void *)(uintptr_t)a->handles;
+
+   for (uint32_t i = 0; i < a->count_handles; i++) {
+      if (handles[i] < MAX_OBJS)
+         shim.syncobjs[handles[i]].signaled = false;
+   }
+   return 0;
+}
+
+static int
+weft_shim_syncobj_handle_to_fd(int fd, unsigned long request, void *arg)
+{
+   struct drm_syncobj_handle *h = arg;
+   int sync_fd;
+
+   if (!(h->flags & DRM_SYNCOBJ_HANDLE_TO_FD_FLAGS_EXPORT_SYNC_FILE))
+      return fail(EINVAL);
+   if (!h->handle || h->handle >= MAX_OBJS || !shim.syncobjs[h->handle].used)
+      return fail(EINVAL);
+   /* A sync file: a shim fd whose SYNC_IOC_FILE_INFO tells the status. */
+   sync_fd = dup(shim_device.mem_fd);
+   if (sync_fd < 0)
+      return -1;
+   simple_mtx_lock(&shim.lock);
+   drm_shim_fd_register(sync_fd, NULL);
+   _mesa_hash_table_insert(shim.sync_files, (void *)(uintptr_t)(sync_fd + 1),
+                           (void *)(uintptr_t)(shim.syncobjs[h->handle].signaled ?
+                                               (shim.syncobjs[h->handle].status < 0 ?
+                                                shim.syncobjs[h->handle].status : 1) : 0) + 1);
+   simple_mtx_unlock(&shim.lock);
+   h->fd = sync_fd;
+   return 0;
+}
+
+static int
+weft_shim_other_ioctl(int fd, unsigned long request, void *arg)
+{
+   if (request == SYNC_IOC_FILE_INFO) {
+      struct sync_file_info *info = arg;
+      struct hash_entry *e;
+
+      simple_mtx_lock(&shim.lock);
+      e = _mesa_hash_table_search(shim.sync_files, (void *)(uintptr_t)(fd + 1));
+      if (e) {
+         info->status = (int)((intptr_t)e->data - 1);
+         _mesa_hash_table_remove(shim.sync_files, e);
+      }
+      simple_mtx_unlock(&shim.lock);
+      return e ? 0 : fail(EINVAL);
+   }
+   return fail(ENOTTY);
+}
+
+void
+drm_shim_driver_init(void)
+{
+   struct weft_model_config cfg = { 0 };
+
+   shim_device.bus_type = DRM_BUS_PLATFORM;
+   shim_device.driver_name = "weft";
+   shim_device.driver_ioctls = driver_ioctls;
+   shim_device.driver_ioctl_count = ARRAY_SIZE(driver_ioctls);
+   shim_device.driver_other_ioctl = weft_shim_other_ioctl;
+   shim_device.version_major = 1;
+   core_ioctls[_IOC_NR(DRM_IOCTL_SYNCOBJ_CREATE)] = weft_shim_syncobj_create;
+   core_ioctls[_IOC_NR(DRM_IOCTL_SYNCOBJ_DESTROY)] = weft_shim_syncobj_destroy;
+   core_ioctls[_IOC_NR(DRM_IOCTL_SYNCOBJ_WAIT)] = weft_shim_syncobj_wait;
+   core_ioctls[_IOC_NR(DRM_IOCTL_SYNCOBJ_RESET)] = weft_shim_syncobj_reset;
+   core_ioctls[_IOC_NR(DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD)] = weft_shim_syncobj_handle_to_fd;
+
+   drm_shim_override_file("DRIVER=weft\n"
+                          "OF_FULLNAME=/weft\n"
+                          "OF_COMPATIBLE_0=weft,gpu\n"
+                          "OF_COMPATIBLE_N=1\n",
+                          "/sys/dev/char/%d:%d/device/uevent", DRM_MAJOR,
+                          render_node_minor);
+
+   simple_mtx_init(&shim.lock, mtx_plain);
+   shim.sync_files = _mesa_hash_table_create(NULL, _mesa_hash_pointer,
+                                             _mesa_key_pointer_equal);
+   shim.mem = mmap(NULL, SHIM_MEM_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
+                   shim_device.mem_fd, 0);
+   shim.regs = aligned_alloc(4096, WEFT_REGS_SIZE);
+   if (shim.mem == MAP_FAILED || !shim.regs)
+      abort();
+   memset(shim.regs, 0, WEFT_REGS_SIZE);
+
+   cfg.regs = shim.regs;
+   cfg.mem = shim.mem;
+   cfg.mem_size = SHIM_MEM_SIZE;
+   shim.model = weft_model_create(&cfg);
+   if (!shim.model)
+      abort();
+
+   shim.ring = alloc_pages(RING_SIZE);
+   shim.fence_gpa = alloc_pages(4096);
+   wreg(WEFT_QUEUE_REG(0, WEFT_Q_RING_BASE_LO), (uint32_t)shim.ring);
+   wreg(WEFT_QUEUE_REG(0, WEFT_Q_RING_BASE_HI), (uint32_t)(shim.ring >> 32));
+   wreg(WEFT_QUEUE_REG(0, WEFT_Q_RING_SIZE), RING_SIZE);
+   wreg(WEFT_QUEUE_REG(0, WEFT_Q_ENABLE), 1);
+   wreg(WEFT_REG_DRIVER_READY, WEFT_DRIVER_READY);
+   weft_model_doorbell(shim.model);
+   weft_model_wait_idle(shim.model);
+   if (reg(WEFT_REG_DEVICE_STATUS) != WEFT_DEVICE_RUNNING)
+      fprintf(stderr, "weft drm-shim: the model did not start\n");
+}
