@@ -9,6 +9,11 @@
  *               becomes a literal word unless imm32 can express it)
  *   .dword V    emits the raw 64-bit word V (what weft-dis prints for
  *               words that do not decode)
+ *   target   := label | .+N | .-N  (branch targets: a byte offset from the
+ *               instruction itself, what weft-dis prints)
+ *   [rN]        an address without offset (atomics, image descriptors)
+ *   Float immediates are bit patterns: f16 / f32 as 32-bit values, f64 as
+ *   the 64-bit pattern (imm32 holds its high half when the low half is 0).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -27,7 +32,11 @@ struct asm_state {
 	uint64_t *words;
 	size_t n, cap;
 	char (*labels)[64];
+	size_t *label_pos;
 	size_t nlabels;
+	struct fixup { size_t word; unsigned line; char name[64]; } *fix;
+	size_t nfix;
+	size_t cur;		/* word index of the instruction being assembled */
 };
 
 static int fail(struct asm_state *s, const char *fmt, ...)
@@ -177,6 +186,17 @@ static int parse_imm64(struct asm_state *s, const char *p, unsigned type, struct
 		in->imm = (uint32_t)v;
 		return 0;
 	}
+	if (weft_isa_types[type].kind == 'f') {
+		/* f64: the bit pattern; imm32 when its low half is zero. */
+		if (!(v & 0xffffffffull)) {
+			in->has_imm = 1;
+			in->imm = (uint32_t)(v >> 32);
+		} else {
+			in->has_lit = 1;
+			in->lit = v;
+		}
+		return 0;
+	}
 	ext = weft_isa_types[type].kind == 's' ? (uint64_t)(int64_t)(int32_t)v : (uint32_t)v;
 	if (ext == v) {
 		in->has_imm = 1;
@@ -211,6 +231,41 @@ static int parse_operand(struct asm_state *s, char *p, struct weft_inst *in,
 	long long v;
 
 	switch (od->role) {
+	case WEFT_ROLE_TARGET: {
+		struct fixup *nf;
+
+		in->has_imm = 1;
+		if (p[0] == '.' && (p[1] == '+' || p[1] == '-')) {
+			if (parse_int(p + 2, &v) || p[2] == '-' || p[2] == '+' || v > 0x7fffffff)
+				return fail(s, "bad branch offset '%s'", p);
+			if (p[1] == '-')
+				v = -v;
+			if (v & 7)
+				return fail(s, "branch offset '%s' is not a multiple of 8", p);
+			in->imm = (uint32_t)v;
+			return 0;
+		}
+		if (strlen(p) >= 64)
+			return fail(s, "bad label '%s'", p);
+		nf = realloc(s->fix, (s->nfix + 1) * sizeof(*nf));
+		if (!nf)
+			return fail(s, "out of memory");
+		s->fix = nf;
+		nf[s->nfix].word = s->cur;
+		nf[s->nfix].line = s->line;
+		strcpy(nf[s->nfix].name, p);
+		s->nfix++;
+		in->imm = 0;
+		return 0;
+	}
+	case WEFT_ROLE_ADDR: {
+		size_t len = strlen(p);
+
+		if (p[0] != '[' || p[len - 1] != ']')
+			return fail(s, "expected an address [rN], got '%s'", p);
+		p[len - 1] = 0;
+		return parse_reg(s, trim(p + 1), bits, field);
+	}
 	case WEFT_ROLE_SREG:
 		if (strncmp(p, "sr.", 3))
 			return fail(s, "expected a special register sr.NAME, got '%s'", p);
@@ -284,6 +339,7 @@ static int emit(struct asm_state *s, const uint64_t *w, int n)
 static int add_label(struct asm_state *s, const char *name)
 {
 	char (*nl)[64];
+	size_t *np;
 
 	if (!*name || strlen(name) >= 64 || !(isalpha((unsigned char)*name) || *name == '_' || *name == '.'))
 		return fail(s, "bad label '%s'", name);
@@ -297,6 +353,11 @@ static int add_label(struct asm_state *s, const char *name)
 	if (!nl)
 		return fail(s, "out of memory");
 	s->labels = nl;
+	np = realloc(s->label_pos, (s->nlabels + 1) * sizeof(*np));
+	if (!np)
+		return fail(s, "out of memory");
+	s->label_pos = np;
+	np[s->nlabels] = s->n;
 	strcpy(s->labels[s->nlabels++], name);
 	return 0;
 }
@@ -340,6 +401,7 @@ static int assemble_line(struct asm_state *s, char *line)
 		return emit(s, w, 1);
 	}
 	memset(&in, 0, sizeof(in));
+	s->cur = s->n;
 	if (parse_mnemonic(s, p, &in))
 		return -1;
 	oi = &weft_isa_ops[in.op];
@@ -399,7 +461,23 @@ int weft_asm(const char *src, const char *file, uint64_t **out, size_t *nwords,
 		free(line);
 		p += len + (e ? 1 : 0);
 	}
+	for (size_t i = 0; i < s.nfix && !ret; i++) {
+		size_t k;
+
+		for (k = 0; k < s.nlabels; k++)
+			if (!strcmp(s.labels[k], s.fix[i].name))
+				break;
+		if (k == s.nlabels) {
+			s.line = s.fix[i].line;
+			ret = fail(&s, "undefined label '%s'", s.fix[i].name);
+			break;
+		}
+		s.words[s.fix[i].word] = (s.words[s.fix[i].word] & 0xffffffffull) |
+			(uint64_t)(uint32_t)((int64_t)(s.label_pos[k] - s.fix[i].word) * 8) << 32;
+	}
 	free(s.labels);
+	free(s.label_pos);
+	free(s.fix);
 	if (ret) {
 		free(s.words);
 		return -1;

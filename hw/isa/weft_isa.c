@@ -22,6 +22,16 @@ unsigned weft_isa_opnd_type(const struct weft_inst *in, const struct weft_operan
 	return od->type;
 }
 
+unsigned weft_isa_opnd_regs(const struct weft_inst *in, const struct weft_operand_desc *od)
+{
+	const struct weft_op_info *oi = &weft_isa_ops[in->op % WEFT_ISA_OPCODE_COUNT];
+	unsigned n = weft_isa_type_bits(weft_isa_opnd_type(in, od)) == 64 ? 2 : 1;
+
+	if ((od->role == WEFT_ROLE_DST || od->role == WEFT_ROLE_SDATA) && oi->vec > 1)
+		n *= oi->vec;
+	return n;
+}
+
 static uint16_t *reg_field(struct weft_inst *in, unsigned field)
 {
 	switch (field) {
@@ -56,7 +66,8 @@ static const struct weft_operand_desc *srci_operand(const struct weft_op_info *o
 static int has_imm_operand(const struct weft_op_info *oi)
 {
 	for (unsigned i = 0; i < oi->nopnd; i++)
-		if (oi->opnd[i].role == WEFT_ROLE_SRCI || oi->opnd[i].role == WEFT_ROLE_MEM)
+		if (oi->opnd[i].role == WEFT_ROLE_SRCI || oi->opnd[i].role == WEFT_ROLE_MEM ||
+		    oi->opnd[i].role == WEFT_ROLE_TARGET)
 			return 1;
 	return 0;
 }
@@ -85,8 +96,11 @@ static int check(const struct weft_inst *in, const struct weft_op_info *oi)
 			/* A literal only where an imm32 cannot say it all: 64-bit operands. */
 			if (in->has_lit) {
 				unsigned t = weft_isa_opnd_type(in, od);
-				uint64_t ext = weft_isa_types[t].kind == 's' ?
-					       (uint64_t)(int64_t)(int32_t)in->lit : (uint32_t)in->lit;
+				char k = weft_isa_types[t].kind;
+				/* f64 imm32: the high half of the value. */
+				uint64_t ext = k == 's' ? (uint64_t)(int64_t)(int32_t)in->lit :
+					       k == 'f' ? in->lit & 0xffffffff00000000ull :
+					       (uint32_t)in->lit;
 
 				/* Canonical: never a literal that imm32 could encode. */
 				if (in->has_imm || weft_isa_type_bits(t) != 64 || ext == in->lit)
@@ -94,7 +108,12 @@ static int check(const struct weft_inst *in, const struct weft_op_info *oi)
 			}
 			continue;
 		}
-		if (v >= WEFT_NUM_REGS)
+		if (od->role == WEFT_ROLE_TARGET) {
+			if (!in->has_imm || (in->imm & 7))
+				return WEFT_DEC_BAD_FIELD;
+			continue;
+		}
+		if (v >= WEFT_NUM_REGS || v + weft_isa_opnd_regs(in, od) > WEFT_NUM_REGS)
 			return WEFT_DEC_BAD_REG;
 		if (weft_isa_type_bits(weft_isa_opnd_type(in, od)) == 64 && (v & 1))
 			return WEFT_DEC_BAD_REG;
@@ -138,7 +157,7 @@ int weft_isa_decode(const uint64_t *words, size_t nwords, struct weft_inst *in)
 		used |= FIELD_MASK(IMM32);
 	} else {
 		for (unsigned i = 0; i < oi->nopnd; i++)
-			if (oi->opnd[i].role == WEFT_ROLE_MEM)
+			if (oi->opnd[i].role == WEFT_ROLE_MEM || oi->opnd[i].role == WEFT_ROLE_TARGET)
 				return WEFT_DEC_BAD_FIELD;
 		in->b = FIELD_GET(w, B);
 		in->c = FIELD_GET(w, C);
@@ -153,7 +172,8 @@ int weft_isa_decode(const uint64_t *words, size_t nwords, struct weft_inst *in)
 		const struct weft_operand_desc *od = &oi->opnd[i];
 
 		if ((in->has_imm || in->has_lit) &&
-		    (od->role == WEFT_ROLE_SRCI || od->role == WEFT_ROLE_MEM) &&
+		    (od->role == WEFT_ROLE_SRCI || od->role == WEFT_ROLE_MEM ||
+		     od->role == WEFT_ROLE_TARGET) &&
 		    od->field == WEFT_FIELD_B)
 			continue;
 		used |= field_mask(od->field);
@@ -197,6 +217,12 @@ int weft_isa_encode(const struct weft_inst *in, uint64_t out[2])
 
 static int print_imm(char *buf, size_t size, uint32_t imm, unsigned type)
 {
+	if (type < WEFT_TYPE_COUNT && weft_isa_types[type].kind == 'f') {
+		/* Float immediates are bit patterns; f64 imm32 is the high half. */
+		if (weft_isa_types[type].bits == 64)
+			return snprintf(buf, size, "0x%016llx", (unsigned long long)imm << 32);
+		return snprintf(buf, size, "0x%x", imm);
+	}
 	if (type < WEFT_TYPE_COUNT && weft_isa_types[type].kind == 's')
 		return snprintf(buf, size, "%d", (int32_t)imm);
 	if (imm <= 0xffff)
@@ -248,6 +274,15 @@ int weft_isa_print(const struct weft_inst *in, char *buf, size_t size)
 			} else {
 				ADD("r%u", v);
 			}
+			break;
+		case WEFT_ROLE_TARGET:
+			if ((int32_t)in->imm < 0)
+				ADD(".-%lld", -(long long)(int32_t)in->imm);
+			else
+				ADD(".+%d", (int32_t)in->imm);
+			break;
+		case WEFT_ROLE_ADDR:
+			ADD("[r%u]", v);
 			break;
 		case WEFT_ROLE_MEM:
 			if ((int32_t)in->imm < 0)

@@ -31,6 +31,7 @@ struct weft_op_info {
 	uint32_t types;		/* allowed T, bit per WEFT_TYPE_* (0: no type) */
 	uint32_t types2;	/* allowed T2 (0: no second type) */
 	const char *summary;
+	uint8_t vec;		/* elements of T in the dst / sdata operand (1, 2, 4, 8) */
 };
 
 struct weft_sreg_info {
@@ -69,6 +70,16 @@ struct weft_inst {
 #define WEFT_DEC_BAD_FIELD	(-4)	/* reserved or unused field nonzero */
 #define WEFT_DEC_BAD_REG	(-5)	/* odd register for a 64-bit operand */
 #define WEFT_DEC_BAD_SREG	(-6)	/* unknown special register or width */
+
+/*
+ * Operand roles: dst, src, srci (register or imm / literal), mem ([rA+imm]),
+ * sreg, sdata (store data in field d), target (a branch target: imm32 is a
+ * signed byte offset from the instruction, a multiple of 8; assembler
+ * syntax: a label or .+N / .-N), addr ([rA], no offset).
+ */
+
+/* Registers of operand @od of @in (a vec operand spans vec elements). */
+unsigned weft_isa_opnd_regs(const struct weft_inst *in, const struct weft_operand_desc *od);
 
 /* Type code of an operand of @in (resolves T / T2). */
 unsigned weft_isa_opnd_type(const struct weft_inst *in, const struct weft_operand_desc *od);

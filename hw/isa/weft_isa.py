@@ -117,7 +117,7 @@ INT_ALL = ['u8', 's8', 'u16', 's16'] + INT
 
 class Instr:
     def __init__(self, name, opcode, cls, operands, types, summary,
-                 sem=None, types2=None):
+                 sem=None, types2=None, vec=1):
         self.name = name
         self.opcode = opcode
         self.cls = cls
@@ -126,6 +126,7 @@ class Instr:
         self.types2 = types2 or []
         self.summary = summary
         self.sem = sem
+        self.vec = vec      # registers (elements) of the dst / sdata operand
 
 
 D = ('d', 'dst', 'T')
@@ -241,15 +242,278 @@ INSTRS = [
           'inactive lanes do not access memory'),
 ]
 
+
+# ---------------------------------------------------------------------------
+# The full ISA: control flow, cross-lane, memory spaces, atomics, float ALU.
+# ---------------------------------------------------------------------------
+
+FLOAT = ['f16', 'f32', 'f64']
+NUM = INT_ALL + FLOAT          # every type
+INT_ALU_SMALL = ['u8', 's8', 'u16', 's16']
+
+# Extend the integer ALU to 8/16-bit types (registers hold them zero- or
+# sign-extended to 32 bits; results are truncated and re-extended).
+for _i in INSTRS:
+    if _i.cls == 'alu' and _i.types == INT:
+        _i.types = INT_ALU_SMALL + INT
+_MOV = [i for i in INSTRS if i.name == 'mov'][0]
+_MOV.types = INT_ALU_SMALL + INT + FLOAT
+_SEL = [i for i in INSTRS if i.name == 'sel'][0]
+_SEL.types = INT_ALU_SMALL + INT + FLOAT
+
+TGT = ('b', 'target', 'u32')     # signed byte offset from this instruction (imm32)
+C32 = ('a', 'src', 'u32')        # a 32-bit lane-mask / condition register
+
+INSTRS += [
+    Instr('bra', 0x004, 'cf', [TGT], [],
+          'Uniform branch: the whole sub-group jumps to the target (pc + offset).'),
+    Instr('bra.any', 0x005, 'cf', [C32, TGT], [],
+          'Jump if a != 0 in any active lane (uniform: the sub-group stays together).'),
+    Instr('bra.all', 0x006, 'cf', [C32, TGT], [],
+          'Jump if a != 0 in every active lane.'),
+    Instr('bra.none', 0x007, 'cf', [C32, TGT], [],
+          'Jump if a == 0 in every active lane.'),
+    Instr('if', 0x008, 'cf', [C32, TGT], [],
+          'Push the active mask; the active lanes become those with a != 0.  If none is '
+          'left, jump to the target (the matching else or endif).'),
+    Instr('else', 0x009, 'cf', [TGT], [],
+          'The active lanes become the lanes of the matching if whose condition was 0 '
+          '(minus lanes that left by break/cont).  If none, jump to the target (endif).'),
+    Instr('endif', 0x00a, 'cf', [], [],
+          'Pop: the active mask of the matching if is restored (minus lanes that left by '
+          'break/cont).'),
+    Instr('loop', 0x00b, 'cf', [TGT], [],
+          'Open a loop (target: its endloop); the body starts at the next instruction and '
+          'repeats until every lane has left it by break.'),
+    Instr('break', 0x00c, 'cf', [C32], [],
+          'The active lanes with a != 0 leave the innermost loop (they resume after its '
+          'endloop).'),
+    Instr('cont', 0x00d, 'cf', [C32], [],
+          'The active lanes with a != 0 skip to the next iteration of the innermost loop.'),
+    Instr('endloop', 0x00e, 'cf', [], [],
+          'Lanes that continued rejoin; if any lane is active, jump to the loop body, '
+          'else close the loop and restore the mask at the loop.'),
+    Instr('bar', 0x00f, 'bar', [], [],
+          'Work-group barrier: the sub-group waits until every sub-group of its work-group '
+          'reached a barrier (or ended); implies fence.wg.  Executed by the sub-group as a '
+          'whole, whatever its active mask.'),
+]
+
+XT = NUM
+SH_B = ('b', 'srci', 'u32')
+INSTRS += [
+    Instr('shfl.idx', 0x0c0, 'xlane', [D, A, SH_B], XT,
+          'd = a of lane (b % simd) (lanes read from inactive lanes see their register)'),
+    Instr('shfl.xor', 0x0c1, 'xlane', [D, A, SH_B], XT,
+          'd = a of lane ((lane ^ b) % simd)'),
+    Instr('shfl.up', 0x0c2, 'xlane', [D, A, SH_B], XT,
+          'd = a of lane ((lane - b) mod simd) (a rotation)'),
+    Instr('shfl.down', 0x0c3, 'xlane', [D, A, SH_B], XT,
+          'd = a of lane ((lane + b) mod simd) (a rotation)'),
+    Instr('shfl.up2', 0x0c4, 'xlane', [D, A, ('c', 'src', 'T'), ('b', 'src', 'u32')], XT,
+          'two sources (intel_sub_group_shuffle_up(prev = c, cur = a, delta = b)): '
+          'j = lane - b; d = j >= 0 ? a of lane j : j + simd >= 0 ? c of lane j + simd : 0'),
+    Instr('shfl.down2', 0x0c5, 'xlane', [D, A, ('c', 'src', 'T'), ('b', 'src', 'u32')], XT,
+          'two sources (intel_sub_group_shuffle_down(cur = a, next = c, delta = b)): '
+          'j = lane + b; d = j < simd ? a of lane j : j - simd < simd ? c of lane j - simd : 0'),
+    Instr('bcast', 0x0c6, 'xlane', [D, A, SH_B], XT,
+          'd = a of lane (b % simd), b taken from the first active lane (sub_group_broadcast)'),
+    Instr('vote.any', 0x0c8, 'xlane', [D32, ('a', 'src', 'u32')], [],
+          'd = 0xffffffff if a != 0 in any active lane, else 0'),
+    Instr('vote.all', 0x0c9, 'xlane', [D32, ('a', 'src', 'u32')], [],
+          'd = 0xffffffff if a != 0 in every active lane, else 0'),
+    Instr('ballot', 0x0ca, 'xlane', [D32, ('a', 'src', 'u32')], [],
+          'd = bit l set for every active lane l with a != 0'),
+    Instr('vote.eq', 0x0cb, 'xlane', [D32, A], NUM,
+          'd = 0xffffffff if a has the same bits in every active lane, else 0'),
+]
+RED_OPS = [('add', NUM, 'sum (floats: in lane order, rounded at each step)'),
+           ('mul', NUM, 'product (floats: in lane order)'),
+           ('min', NUM, 'minimum (signed for s types; floats: IEEE minNum, NaN only if all NaN, -0 < +0)'),
+           ('max', NUM, 'maximum (floats: IEEE maxNum)'),
+           ('and', INT_ALL, 'bitwise and'), ('or', INT_ALL, 'bitwise or'),
+           ('xor', INT_ALL, 'bitwise xor')]
+for _k, (_op, _ty, _what) in enumerate(RED_OPS):
+    INSTRS += [
+        Instr('red.' + _op, 0x0d0 + _k, 'xlane', [D, A], _ty,
+              'd = %s of a over the active lanes, in every active lane' % _what),
+        Instr('iscan.' + _op, 0x0d8 + _k, 'xlane', [D, A], _ty,
+              'inclusive scan: d = %s of a over the active lanes <= this lane' % _what),
+        Instr('escan.' + _op, 0x0e0 + _k, 'xlane', [D, A], _ty,
+              'exclusive scan: d = %s of a over the active lanes < this lane (the identity: '
+              '0, 1, the type\'s max / +inf, min / -inf, all ones, 0, 0 in the first)' % _what),
+    ]
+
+MEMA32 = ('a', 'mem', 'u32')
+MEMA64 = ('a', 'mem', 'u64')
+SD = ('d', 'sdata', 'T')
+INSTRS += [
+    Instr('ld.local', 0x102, 'ldx', [D, MEMA32], INT_ALL,
+          'd = shared local memory at a + imm (a byte offset into the work-group\'s SLM); '
+          'an access past the dispatch\'s SLM size stops the queue with WEFT_QERR_BAD_ACCESS'),
+    Instr('st.local', 0x103, 'stx', [MEMA32, SD], INT_ALL,
+          'shared local memory at a + imm = d'),
+    Instr('ld.global.v2', 0x104, 'ldx', [D, MEMA64], ['u32', 'u64'],
+          'd, d+1 (pairs for u64) = 2 consecutive elements at a + imm (64 or 128 bits)',
+          vec=2),
+    Instr('ld.global.v4', 0x105, 'ldx', [D, MEMA64], ['u32', 'u64'],
+          '4 consecutive elements (128 or 256 bits) into d .. d+3 (d .. d+7 for u64)', vec=4),
+    Instr('st.global.v2', 0x106, 'stx', [MEMA64, SD], ['u32', 'u64'],
+          'store 2 consecutive elements from d, d+1', vec=2),
+    Instr('st.global.v4', 0x107, 'stx', [MEMA64, SD], ['u32', 'u64'],
+          'store 4 consecutive elements from d .. d+3', vec=4),
+    Instr('ld.local.v2', 0x108, 'ldx', [D, MEMA32], ['u32', 'u64'],
+          'SLM load of 2 consecutive elements', vec=2),
+    Instr('ld.local.v4', 0x109, 'ldx', [D, MEMA32], ['u32', 'u64'],
+          'SLM load of 4 consecutive elements', vec=4),
+    Instr('st.local.v2', 0x10a, 'stx', [MEMA32, SD], ['u32', 'u64'],
+          'SLM store of 2 consecutive elements', vec=2),
+    Instr('st.local.v4', 0x10b, 'stx', [MEMA32, SD], ['u32', 'u64'],
+          'SLM store of 4 consecutive elements', vec=4),
+    Instr('ld.scratch', 0x10c, 'ldx', [D, MEMA32], INT_ALL,
+          'd = the lane\'s private (scratch) memory at a + imm; past the dispatch\'s '
+          'per-work-item scratch size: WEFT_QERR_BAD_ACCESS'),
+    Instr('st.scratch', 0x10d, 'stx', [MEMA32, SD], INT_ALL,
+          'the lane\'s private memory at a + imm = d'),
+    Instr('ld.scratch.v4', 0x10e, 'ldx', [D, MEMA32], ['u32'],
+          'private load of 4 consecutive u32 (spill / fill of 4 registers)', vec=4),
+    Instr('st.scratch.v4', 0x10f, 'stx', [MEMA32, SD], ['u32'],
+          'private store of 4 consecutive u32', vec=4),
+    Instr('fence.wg', 0x110, 'fence', [], [],
+          'memory fence, work-group scope (orders this sub-group\'s global and local accesses '
+          'for the work-group)'),
+    Instr('fence.dev', 0x111, 'fence', [], [],
+          'memory fence, device scope (sequentially consistent for every other work-group '
+          'and queue)'),
+    Instr('fence.sg', 0x112, 'fence', [], [],
+          'memory fence / barrier, sub-group scope (a sub-group executes in lockstep: '
+          'orders nothing more)'),
+]
+BLK_T = ['u8', 'u16', 'u32', 'u64']
+for _k, _n in enumerate([1, 2, 4, 8]):
+    _sfx = '' if _n == 1 else str(_n)
+    INSTRS += [
+        Instr('ld.block' + _sfx, 0x118 + _k, 'ldx', [D, MEMA64], BLK_T,
+              'sub-group block read of %d element%s per lane: element i of lane l is at '
+              'base + (i * simd + l) * size, base = a + imm of the first active lane '
+              '(intel_sub_group_block_read%s); element i goes to register d + i '
+              '(pair d + 2i for u64); inactive lanes do not access memory'
+              % (_n, 's' if _n > 1 else '', _sfx), vec=_n),
+        Instr('st.block' + _sfx, 0x11c + _k, 'stx', [MEMA64, SD], BLK_T,
+              'sub-group block write of %d element%s per lane (same layout)'
+              % (_n, 's' if _n > 1 else ''), vec=_n),
+    ]
+IMG_T = ['u8', 'u16', 'u32']
+for _k, _n in enumerate([1, 2, 4, 8]):
+    _sfx = '' if _n == 1 else str(_n)
+    INSTRS += [
+        Instr('ld.img' + _sfx, 0x120 + _k, 'ldx',
+              [D, ('a', 'addr', 'u64'), ('b', 'src', 'u64')], IMG_T,
+              '2D image block read of %d row%s: a = VA of an image descriptor (first active '
+              'lane), b = byte x (rB) and row y (rB+1), s32, of the first active lane; element '
+              'i of lane l is the T at byte x + l * size of row y + i; elements not entirely '
+              'inside the image read 0' % (_n, 's' if _n > 1 else ''), vec=_n),
+        Instr('st.img' + _sfx, 0x124 + _k, 'stx',
+              [('a', 'addr', 'u64'), ('b', 'src', 'u64'), SD], IMG_T,
+              '2D image block write of %d row%s (same layout); elements outside the image '
+              'are dropped' % (_n, 's' if _n > 1 else ''), vec=_n),
+    ]
+
+AT = ['u32', 's32', 'u64', 's64']
+ATOM_OPS = [('add', 'old + b'), ('sub', 'old - b'), ('min', 'min(old, b) (signed for s types)'),
+            ('max', 'max(old, b)'), ('and', 'old & b'), ('or', 'old | b'),
+            ('xor', 'old ^ b'), ('xchg', 'b'), ('cmpxchg', 'old == b ? c : old'),
+            ('inc', 'old + 1'), ('dec', 'old - 1')]
+for _sp, _base, _at in (('global', 0x140, 'u64'), ('local', 0x160, 'u32')):
+    for _k, (_op, _new) in enumerate(ATOM_OPS):
+        _ops = [D, ('a', 'addr', _at)]
+        if _op not in ('inc', 'dec'):
+            _ops.append(B)
+        if _op == 'cmpxchg':
+            _ops.append(C)
+        INSTRS.append(Instr(
+            'atom.%s.%s' % (_sp, _op), _base + _k, 'atom', _ops, AT,
+            'atomically, per active lane in lane order: old = %s memory at a; memory = %s; '
+            'd = old.  Sequentially consistent; a must be aligned to the size of T '
+            '(else WEFT_QERR_BAD_ACCESS)' % ('global' if _sp == 'global' else 'SLM', _new)))
+
+FA = ('a', 'src', 'T')
+INSTRS += [
+    Instr('fadd', 0x060, 'alu', [D, FA, BI], FLOAT, 'd = a + b (IEEE, round to nearest even)', 'a + b'),
+    Instr('fsub', 0x061, 'alu', [D, FA, BI], FLOAT, 'd = a - b', 'a - b'),
+    Instr('fmul', 0x062, 'alu', [D, FA, BI], FLOAT, 'd = a * b', 'a * b'),
+    Instr('ffma', 0x063, 'alu', [D, FA, B, C], FLOAT,
+          'd = a * b + c with a single rounding (f16: computed in f64, then rounded)',
+          'weft_fma_T(a, b, c)'),
+    Instr('fdiv', 0x064, 'alu', [D, FA, BI], FLOAT, 'd = a / b, correctly rounded', 'a / b'),
+    Instr('fsqrt', 0x065, 'alu', [D, FA], FLOAT, 'd = sqrt(a), correctly rounded',
+          'weft_sqrt_T(a)'),
+    Instr('fmin', 0x066, 'alu', [D, FA, BI], FLOAT,
+          'd = IEEE minNum(a, b): a NaN operand gives the other; -0 < +0', 'weft_fmin_T(a, b)'),
+    Instr('fmax', 0x067, 'alu', [D, FA, BI], FLOAT,
+          'd = IEEE maxNum(a, b); -0 < +0', 'weft_fmax_T(a, b)'),
+    Instr('fneg', 0x068, 'alu', [D, FA], FLOAT, 'd = -a (flips the sign bit, NaN too)', '-a'),
+    Instr('fabs', 0x069, 'alu', [D, FA], FLOAT, 'd = |a| (clears the sign bit)', 'weft_fabs_T(a)'),
+    Instr('ffloor', 0x06a, 'alu', [D, FA], FLOAT, 'd = a rounded toward -inf', 'weft_floor_T(a)'),
+    Instr('fceil', 0x06b, 'alu', [D, FA], FLOAT, 'd = a rounded toward +inf', 'weft_ceil_T(a)'),
+    Instr('ftrunc', 0x06c, 'alu', [D, FA], FLOAT, 'd = a rounded toward zero', 'weft_trunc_T(a)'),
+    Instr('frint', 0x06d, 'alu', [D, FA], FLOAT, 'd = a rounded to nearest even integer',
+          'weft_rint_T(a)'),
+    Instr('frcp', 0x06e, 'alu', [D, FA], FLOAT, 'd = 1 / a, correctly rounded',
+          'weft_rcp_T(a)'),
+    Instr('frsqrt', 0x06f, 'alu', [D, FA], FLOAT,
+          'd = 1 / sqrt(a): f16/f32 correctly rounded from an f64 computation, f64 within 1 ulp',
+          'weft_rsqrt_T(a)'),
+    Instr('fexp2', 0x070, 'alu', [D, FA], FLOAT,
+          'd = 2^a: f16/f32 rounded from an f64 computation (<= 1 ulp), f64 <= 1 ulp',
+          'weft_exp2_T(a)'),
+    Instr('flog2', 0x071, 'alu', [D, FA], FLOAT, 'd = log2(a) (same precision as fexp2)',
+          'weft_log2_T(a)'),
+    Instr('fsin', 0x072, 'alu', [D, FA], FLOAT,
+          'd = sin(a) (radians; full range reduction; same precision as fexp2)', 'weft_sin_T(a)'),
+    Instr('fcos', 0x073, 'alu', [D, FA], FLOAT, 'd = cos(a)', 'weft_cos_T(a)'),
+    Instr('fcopysign', 0x074, 'alu', [D, FA, B], FLOAT, 'd = |a| with the sign of b',
+          'weft_copysign_T(a, b)'),
+]
+FCMP = [('eq', 'a == b', 'ordered equal'), ('ne', '!(a != a) && !(b != b) && a != b', 'ordered not equal'),
+        ('lt', 'a < b', 'ordered less'), ('le', 'a <= b', 'ordered less or equal'),
+        ('gt', 'a > b', 'ordered greater'), ('ge', 'a >= b', 'ordered greater or equal'),
+        ('equ', '!(a != b)', 'unordered or equal'), ('neu', 'a != b', 'unordered or not equal'),
+        ('ltu', '!(a >= b)', 'unordered or less'), ('leu', '!(a > b)', 'unordered or less or equal'),
+        ('gtu', '!(a <= b)', 'unordered or greater'), ('geu', '!(a < b)', 'unordered or greater or equal'),
+        ('ord', 'a == a && b == b', 'neither is NaN'), ('unord', 'a != a || b != b', 'either is NaN')]
+for _k, (_n, _e, _w) in enumerate(FCMP):
+    INSTRS.append(Instr('fset.' + _n, 0x080 + _k, 'alu', [D32, FA, BI], FLOAT,
+                        'd = 0xffffffff if %s, else 0 (a lane mask)' % _w,
+                        '(%s) ? 0xffffffffu : 0u' % _e))
+for _k, _rm in enumerate(['rte', 'rtz', 'rtp', 'rtn']):
+    for _s, _sat in ((0, ''), (4, '.sat')):
+        INSTRS.append(Instr(
+            'cvt.%s%s' % (_rm, _sat), 0x0a0 + _k + _s, 'cvtf', [D, ('a', 'src', 'T2')], NUM,
+            'd = a converted from t2 to t, rounding %s%s.  Float to integer: NaN gives 0 and '
+            'out-of-range values clamp to the integer range (with or without .sat).  '
+            'Integer to integer: %s.  Float to float and integer to float: rounded by the '
+            'mode (overflow gives inf or the largest finite value as the mode says)'
+            % ({'rte': 'to nearest even', 'rtz': 'toward zero', 'rtp': 'toward +inf',
+                'rtn': 'toward -inf'}[_rm], ', saturating' if _sat else '',
+               'clamped to the destination range' if _sat else 'truncated like cvt'),
+            types2=NUM))
+
 # Opcode ranges reserved for the full ISA, so that later additions extend
 # the table without moving anything (documented in isa.rst).
 RESERVED_RANGES = [
     (0x000, 0x000, 'never defined: zeroed memory is an undefined instruction'),
-    (0x004, 0x00f, 'control flow: branches, if/else/endif and loops on lane masks, barrier'),
-    (0x060, 0x0bf, 'float ALU on f16/f32/f64 (add, mul, fma, compare, conversions, transcendentals)'),
-    (0x0c0, 0x0ff, 'cross-lane: shuffle (idx, xor, up, down), broadcast, vote, ballot, reduce, scan'),
-    (0x102, 0x13f, 'memory: local (SLM) loads/stores, sub-group block load/store, fences'),
-    (0x140, 0x17f, 'atomics: global and local'),
+    (0x012, 0x01f, 'moves and conversions'),
+    (0x075, 0x07f, 'float ALU: more transcendentals and helpers'),
+    (0x08e, 0x09f, 'float compares and classification'),
+    (0x0a8, 0x0bf, 'conversions and packing'),
+    (0x0c7, 0x0c7, 'cross-lane'),
+    (0x0cc, 0x0cf, 'cross-lane: votes'),
+    (0x0e8, 0x0ff, 'cross-lane: clustered reductions'),
+    (0x113, 0x117, 'memory: fences and cache control'),
+    (0x128, 0x13f, 'memory: more block and image forms'),
+    (0x14b, 0x15f, 'atomics: global (float add, load, store)'),
+    (0x16b, 0x17f, 'atomics: local'),
 ]
 
 
@@ -261,6 +525,9 @@ def check():
         seen[i.opcode] = i.name
         for t in i.types + i.types2:
             assert t in TYPES, (i.name, t)
+    for lo, hi, what in RESERVED_RANGES:
+        for op in range(lo, hi + 1):
+            assert op not in seen, ('reserved opcode in use', hex(op), seen.get(op))
     names = [s[0] for s in SREGS]
     assert len(set(names)) == len(names)
     return True

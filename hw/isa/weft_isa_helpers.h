@@ -7,7 +7,9 @@
 #ifndef WEFT_ISA_HELPERS_H
 #define WEFT_ISA_HELPERS_H
 
+#include <math.h>
 #include <stdint.h>
+#include <string.h>
 
 #define WEFT_HELPERS_SIGNED(T, S, U, W, MIN) \
 static inline S weft_div_##T(S a, S b) \
@@ -78,6 +80,35 @@ WEFT_HELPERS_BITS(s32, int32_t, uint32_t, 32, )
 WEFT_HELPERS_BITS(u64, uint64_t, uint64_t, 64, ll)
 WEFT_HELPERS_BITS(s64, int64_t, uint64_t, 64, ll)
 
+WEFT_HELPERS_SIGNED(s8, int8_t, uint8_t, 8, INT8_MIN)
+WEFT_HELPERS_SIGNED(s16, int16_t, uint16_t, 16, INT16_MIN)
+WEFT_HELPERS_UNSIGNED(u8, uint8_t)
+WEFT_HELPERS_UNSIGNED(u16, uint16_t)
+WEFT_HELPERS_SAT_SIGNED(s8, int8_t, INT8_MIN, INT8_MAX)
+WEFT_HELPERS_SAT_SIGNED(s16, int16_t, INT16_MIN, INT16_MAX)
+WEFT_HELPERS_SAT_UNSIGNED(u8, uint8_t)
+WEFT_HELPERS_SAT_UNSIGNED(u16, uint16_t)
+WEFT_HELPERS_BITFIELD(u8, uint8_t, uint8_t, 8, 0)
+WEFT_HELPERS_BITFIELD(s8, int8_t, uint8_t, 8, 1)
+WEFT_HELPERS_BITFIELD(u16, uint16_t, uint16_t, 16, 0)
+WEFT_HELPERS_BITFIELD(s16, int16_t, uint16_t, 16, 1)
+
+/* 8/16-bit bit counts: on the zero-extended value. */
+#define WEFT_HELPERS_BITS_SMALL(T, X, U, W) \
+static inline X weft_popc_##T(X a) { return (X)__builtin_popcount((U)a); } \
+static inline X weft_clz_##T(X a) { return (U)a ? (X)(__builtin_clz((U)a) - (32 - W)) : (X)W; } \
+static inline X weft_ctz_##T(X a) { return (U)a ? (X)__builtin_ctz((U)a) : (X)W; }
+WEFT_HELPERS_BITS_SMALL(u8, uint8_t, uint8_t, 8)
+WEFT_HELPERS_BITS_SMALL(s8, int8_t, uint8_t, 8)
+WEFT_HELPERS_BITS_SMALL(u16, uint16_t, uint16_t, 16)
+WEFT_HELPERS_BITS_SMALL(s16, int16_t, uint16_t, 16)
+
+static inline uint8_t weft_mulhi_u8(uint8_t a, uint8_t b) { return (uint8_t)((unsigned)a * b >> 8); }
+static inline int8_t weft_mulhi_s8(int8_t a, int8_t b) { return (int8_t)((int)a * b >> 8); }
+static inline uint16_t weft_mulhi_u16(uint16_t a, uint16_t b)
+{ return (uint16_t)((uint32_t)a * b >> 16); }
+static inline int16_t weft_mulhi_s16(int16_t a, int16_t b) { return (int16_t)((int32_t)a * b >> 16); }
+
 static inline uint32_t weft_mulhi_u32(uint32_t a, uint32_t b)
 { return (uint32_t)(((uint64_t)a * b) >> 32); }
 static inline int32_t weft_mulhi_s32(int32_t a, int32_t b)
@@ -86,5 +117,73 @@ static inline uint64_t weft_mulhi_u64(uint64_t a, uint64_t b)
 { return (uint64_t)(((unsigned __int128)a * b) >> 64); }
 static inline int64_t weft_mulhi_s64(int64_t a, int64_t b)
 { return (int64_t)(uint64_t)((unsigned __int128)((__int128)a * b) >> 64); }
+
+/*
+ * Floats.  Registers hold IEEE bit patterns: f16 in the low 16 bits of a
+ * register (the high 16 bits written as 0), f32 in a register, f64 in a pair.
+ * Denormals are kept (no flush to zero); NaN results are quiet NaNs with an
+ * unspecified payload and sign.
+ */
+static inline _Float16 weft_f16_from_bits(uint32_t v)
+{ uint16_t h = (uint16_t)v; _Float16 f; memcpy(&f, &h, 2); return f; }
+static inline float weft_f32_from_bits(uint32_t v) { float f; memcpy(&f, &v, 4); return f; }
+static inline double weft_f64_from_bits(uint64_t v) { double f; memcpy(&f, &v, 8); return f; }
+static inline uint32_t weft_bits_f16(_Float16 f) { uint16_t h; memcpy(&h, &f, 2); return h; }
+static inline uint32_t weft_bits_f32(float f) { uint32_t v; memcpy(&v, &f, 4); return v; }
+static inline uint64_t weft_bits_f64(double f) { uint64_t v; memcpy(&v, &f, 8); return v; }
+
+/* minNum / maxNum with -0 < +0. */
+#define WEFT_HELPERS_FLOAT(T, F) \
+static inline F weft_fmin_##T(F a, F b) \
+{ \
+	if (a != a) return b; \
+	if (b != b) return a; \
+	if (a == b) return signbit((double)a) ? a : b; \
+	return a < b ? a : b; \
+} \
+static inline F weft_fmax_##T(F a, F b) \
+{ \
+	if (a != a) return b; \
+	if (b != b) return a; \
+	if (a == b) return signbit((double)a) ? b : a; \
+	return a > b ? a : b; \
+}
+WEFT_HELPERS_FLOAT(f16, _Float16)
+WEFT_HELPERS_FLOAT(f32, float)
+WEFT_HELPERS_FLOAT(f64, double)
+
+/* f16 / f32 through f64 (exact operands, one final rounding); f64 through libm. */
+#define WEFT_HELPERS_FLOAT_NARROW(T, F) \
+static inline F weft_fma_##T(F a, F b, F c) { return (F)fma((double)a, (double)b, (double)c); } \
+static inline F weft_sqrt_##T(F a) { return (F)sqrt((double)a); } \
+static inline F weft_fabs_##T(F a) { return (F)fabs((double)a); } \
+static inline F weft_floor_##T(F a) { return (F)floor((double)a); } \
+static inline F weft_ceil_##T(F a) { return (F)ceil((double)a); } \
+static inline F weft_trunc_##T(F a) { return (F)trunc((double)a); } \
+static inline F weft_rint_##T(F a) { return (F)nearbyint((double)a); } \
+static inline F weft_rcp_##T(F a) { return (F)(1.0 / (double)a); } \
+static inline F weft_rsqrt_##T(F a) { return (F)(1.0 / sqrt((double)a)); } \
+static inline F weft_exp2_##T(F a) { return (F)exp2((double)a); } \
+static inline F weft_log2_##T(F a) { return (F)log2((double)a); } \
+static inline F weft_sin_##T(F a) { return (F)sin((double)a); } \
+static inline F weft_cos_##T(F a) { return (F)cos((double)a); } \
+static inline F weft_copysign_##T(F a, F b) { return (F)copysign((double)a, (double)b); }
+WEFT_HELPERS_FLOAT_NARROW(f16, _Float16)
+WEFT_HELPERS_FLOAT_NARROW(f32, float)
+
+static inline double weft_fma_f64(double a, double b, double c) { return fma(a, b, c); }
+static inline double weft_sqrt_f64(double a) { return sqrt(a); }
+static inline double weft_fabs_f64(double a) { return fabs(a); }
+static inline double weft_floor_f64(double a) { return floor(a); }
+static inline double weft_ceil_f64(double a) { return ceil(a); }
+static inline double weft_trunc_f64(double a) { return trunc(a); }
+static inline double weft_rint_f64(double a) { return nearbyint(a); }
+static inline double weft_rcp_f64(double a) { return 1.0 / a; }
+static inline double weft_rsqrt_f64(double a) { return 1.0 / sqrt(a); }
+static inline double weft_exp2_f64(double a) { return exp2(a); }
+static inline double weft_log2_f64(double a) { return log2(a); }
+static inline double weft_sin_f64(double a) { return sin(a); }
+static inline double weft_cos_f64(double a) { return cos(a); }
+static inline double weft_copysign_f64(double a, double b) { return copysign(a, b); }
 
 #endif

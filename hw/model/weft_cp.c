@@ -123,8 +123,12 @@ static bool dispatch_should_abort(void *p)
 	       weft_reg_read(m, QREG(c->n, WEFT_Q_RESET_REQ)) != m->q[c->n].cs.reset_ack;
 }
 
-/* DISPATCH: @p is the 15 payload dwords. Returns false if the queue stopped. */
-static bool cmd_dispatch(struct weft_model *m, unsigned n, const uint32_t *p, uint64_t cmd_va)
+/*
+ * DISPATCH / DISPATCH_SCRATCH: @p is the 15 (16) payload dwords, @scratch the
+ * private bytes per work-item. Returns false if the queue stopped.
+ */
+static bool cmd_dispatch(struct weft_model *m, unsigned n, const uint32_t *p, uint64_t cmd_va,
+			 uint32_t scratch)
 {
 	struct weft_dispatch_params dp;
 	struct weft_dispatch_result res;
@@ -144,9 +148,10 @@ static bool cmd_dispatch(struct weft_model *m, unsigned n, const uint32_t *p, ui
 			wg = UINT64_MAX;
 	}
 	dp.slm = p[14];
+	dp.scratch = scratch;
 	dp.root = m->q[n].cs.vm_root;
 	if ((dp.simd != 8 && dp.simd != 16 && dp.simd != 32) || wg > WEFT_MODEL_MAX_WG_SIZE ||
-	    dp.slm > WEFT_MODEL_SLM_SIZE || (dp.code & 7)) {
+	    dp.slm > WEFT_MODEL_SLM_SIZE || dp.scratch > WEFT_MODEL_SCRATCH_SIZE || (dp.code & 7)) {
 		queue_error(m, n, WEFT_QERR_BAD_DISPATCH, cmd_va, NULL);
 		return false;
 	}
@@ -171,7 +176,7 @@ static bool batch_step(struct weft_model *m, unsigned n)
 	struct weft_mmu *mmu = &m->q[n].mmu;
 	uint64_t va = q->batch_pos;
 	struct weft_fault f;
-	uint32_t hdr, op, len, p[WEFT_CMD_DISPATCH_LEN - 1];
+	uint32_t hdr, op, len, p[WEFT_CMD_DISPATCH_SCRATCH_LEN - 1];
 
 	if (va >= q->batch_end) {
 		q->in_batch = false;
@@ -211,7 +216,17 @@ static bool batch_step(struct weft_model *m, unsigned n)
 			queue_error(m, n, WEFT_QERR_MMU_FAULT, f.va, &f);
 			return true;
 		}
-		if (!cmd_dispatch(m, n, p, va))
+		if (!cmd_dispatch(m, n, p, va, 0))
+			return true;
+		break;
+	case WEFT_CMD_DISPATCH_SCRATCH:
+		if (len != WEFT_CMD_DISPATCH_SCRATCH_LEN)
+			goto bad;
+		if (weft_mmu_read(mmu, va + 4, p, 4 * (len - 1), WEFT_ACC_READ, &f)) {
+			queue_error(m, n, WEFT_QERR_MMU_FAULT, f.va, &f);
+			return true;
+		}
+		if (!cmd_dispatch(m, n, p, va, p[15]))
 			return true;
 		break;
 	case WEFT_CMD_WRITE_DATA: {

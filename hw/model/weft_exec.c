@@ -7,6 +7,7 @@
  * instantiated once per SIMD width with a constant lane count.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -17,6 +18,7 @@
 
 #define DC_SIZE		4096		/* decoded-instruction cache entries */
 #define NUM_ROWS	WEFT_NUM_REGS
+#define MAX_SLOTS	(WEFT_MODEL_MAX_WG_SIZE / 8)	/* sub-groups of a work-group */
 #define ACCOUNT_EVERY	4096		/* instructions between watchdog checks */
 
 struct dc_entry {
@@ -25,6 +27,8 @@ struct dc_entry {
 	struct weft_inst in;
 	uint8_t cls;
 };
+
+struct sg_state;
 
 /* What a sub-group knows about its place in the dispatch. */
 struct sg_ctx {
@@ -68,8 +72,17 @@ struct weft_worker {
 	uint64_t regs_job;		/* the job whose data the registers may hold */
 	uint64_t pending;		/* executed instructions not yet accounted */
 	unsigned rr;
-	uint32_t (*R)[WEFT_MAX_LANES];
+	uint32_t (*R)[WEFT_MAX_LANES];	/* the running sub-group's registers */
 	uint32_t M[WEFT_MAX_LANES];
+	/* Per-slot register files: a work-group's sub-groups that wait at a
+	 * barrier keep theirs (slot 0 is reused while none waits). */
+	uint32_t (*rf[MAX_SLOTS])[WEFT_MAX_LANES];
+	unsigned rf_dirty;		/* slots used since the registers were zeroed */
+	bool slot_used[MAX_SLOTS];
+	struct sg_state *sgs;		/* MAX_SLOTS sub-group states */
+	uint8_t *slm;			/* the work-group's shared local memory */
+	uint8_t *scratch;		/* private memory: MAX_SLOTS * 32 lanes * per-item size */
+	size_t scratch_size;
 };
 
 struct weft_pool {
@@ -445,19 +458,634 @@ fault:
 	return -1;
 }
 
+/*
+ * Structured control flow: the per-sub-group mask stack.  Each entry is an
+ * open if/else or loop; @target is where the sub-group continues when no
+ * lane is left active inside it (its else / endif / endloop).
+ */
+static inline char tkind(unsigned t)
+{
+	return t < WEFT_TYPE_COUNT ? weft_isa_types[t].kind : 'u';
+}
+
+#define CF_DEPTH	64
+#define CF_IF		1
+#define CF_ELSE		2
+#define CF_LOOP		3
+
+struct cf_entry {
+	uint8_t kind;
+	uint32_t saved;		/* mask to restore at endif / loop exit */
+	uint32_t alt;		/* IF: lanes for the else; LOOP: lanes that continued */
+	uint64_t target;	/* else / endif / endloop */
+	uint64_t start;		/* LOOP: first instruction of the body */
+};
+
+/* A sub-group's execution state: survives a barrier. */
+struct sg_state {
+	uint64_t pc;
+	uint32_t mask;		/* active lanes */
+	unsigned sp;
+	int slot;		/* register file / scratch slot, -1 when not started */
+	bool done;
+	struct cf_entry stack[CF_DEPTH];
+};
+
+static inline void set_mask(struct sg_state *s, uint32_t *M, uint32_t mask, unsigned NL)
+{
+	s->mask = mask;
+	for (unsigned l = 0; l < NL; l++)
+		M[l] = 0u - ((mask >> l) & 1);
+}
+
+static inline uint32_t lanes_true(uint32_t (*R)[WEFT_MAX_LANES], unsigned r, uint32_t mask,
+				  unsigned NL)
+{
+	uint32_t m = 0;
+
+	for (unsigned l = 0; l < NL; l++)
+		m |= (uint32_t)(R[r][l] != 0) << l;
+	return m & mask;
+}
+
+/* Lanes @x leave (break / continue): remove them up to the innermost loop. */
+static struct cf_entry *cf_leave(struct sg_state *s, uint32_t x)
+{
+	for (unsigned i = s->sp; i-- > 0;) {
+		struct cf_entry *e = &s->stack[i];
+
+		if (e->kind == CF_LOOP)
+			return e;
+		e->saved &= ~x;
+		e->alt &= ~x;
+	}
+	return NULL;
+}
+
+/* Normalizes a value of type @t (8/16-bit: extended; f16: 16 bits). */
+static inline uint64_t norm(uint64_t v, unsigned t)
+{
+	unsigned bits = weft_isa_type_bits(t);
+	char k = tkind(t);
+
+	if (k == 'f')
+		return bits == 16 ? v & 0xffff : bits == 32 ? v & 0xffffffff : v;
+	return extend(v, bits, k);
+}
+
+static inline void write_lane_t(uint32_t (*R)[WEFT_MAX_LANES], unsigned d, unsigned t, unsigned l,
+				uint64_t v)
+{
+	write_lane(R, d, weft_isa_type_bits(t), l, norm(v, t));
+}
+
+#define RED_ADD 0
+#define RED_MUL 1
+#define RED_MIN 2
+#define RED_MAX 3
+#define RED_AND 4
+#define RED_OR  5
+#define RED_XOR 6
+
+static uint64_t red_identity(unsigned op, unsigned t)
+{
+	unsigned bits = weft_isa_type_bits(t);
+	char k = tkind(t);
+
+	switch (op) {
+	case RED_ADD: case RED_OR: case RED_XOR: return 0;
+	case RED_AND: return ~0ull;
+	case RED_MUL:
+		if (k != 'f')
+			return 1;
+		return bits == 16 ? 0x3c00 : bits == 32 ? 0x3f800000 : 0x3ff0000000000000ull;
+	case RED_MIN:
+		if (k == 'f')
+			return bits == 16 ? 0x7c00 : bits == 32 ? 0x7f800000 : 0x7ff0000000000000ull;
+		return k == 's' ? (bits == 64 ? (uint64_t)INT64_MAX : (1ull << (bits - 1)) - 1) : ~0ull;
+	default:
+		if (k == 'f')
+			return bits == 16 ? 0xfc00 : bits == 32 ? 0xff800000 : 0xfff0000000000000ull;
+		return k == 's' ? (uint64_t)(bits == 64 ? INT64_MIN : -(1ll << (bits - 1))) : 0;
+	}
+}
+
+static uint64_t red_combine(unsigned op, unsigned t, uint64_t x, uint64_t y)
+{
+	unsigned bits = weft_isa_type_bits(t);
+	char k = tkind(t);
+
+	if (k == 'f') {
+		if (bits == 16) {
+			_Float16 a = weft_f16_from_bits((uint32_t)x), b = weft_f16_from_bits((uint32_t)y), r;
+
+			switch (op) {
+			case RED_ADD: r = a + b; break;
+			case RED_MUL: r = a * b; break;
+			case RED_MIN: r = weft_fmin_f16(a, b); break;
+			default: r = weft_fmax_f16(a, b); break;
+			}
+			return weft_bits_f16(r);
+		}
+		if (bits == 32) {
+			float a = weft_f32_from_bits((uint32_t)x), b = weft_f32_from_bits((uint32_t)y), r;
+
+			switch (op) {
+			case RED_ADD: r = a + b; break;
+			case RED_MUL: r = a * b; break;
+			case RED_MIN: r = weft_fmin_f32(a, b); break;
+			default: r = weft_fmax_f32(a, b); break;
+			}
+			return weft_bits_f32(r);
+		}
+		{
+			double a = weft_f64_from_bits(x), b = weft_f64_from_bits(y), r;
+
+			switch (op) {
+			case RED_ADD: r = a + b; break;
+			case RED_MUL: r = a * b; break;
+			case RED_MIN: r = weft_fmin_f64(a, b); break;
+			default: r = weft_fmax_f64(a, b); break;
+			}
+			return weft_bits_f64(r);
+		}
+	}
+	switch (op) {
+	case RED_ADD: return x + y;
+	case RED_MUL: return x * y;
+	case RED_AND: return x & y;
+	case RED_OR: return x | y;
+	case RED_XOR: return x ^ y;
+	case RED_MIN: return k == 's' ? ((int64_t)x < (int64_t)y ? x : y) : (x < y ? x : y);
+	default: return k == 's' ? ((int64_t)x > (int64_t)y ? x : y) : (x > y ? x : y);
+	}
+}
+
+static void exec_xlane(const struct weft_inst *in, uint32_t (*R)[WEFT_MAX_LANES], uint32_t mask,
+		       unsigned NL)
+{
+	unsigned t = in->t ? in->t : WEFT_TYPE_U32, bits = weft_isa_type_bits(t);
+	uint64_t va[WEFT_MAX_LANES], vc[WEFT_MAX_LANES], out[WEFT_MAX_LANES];
+	uint32_t idx[WEFT_MAX_LANES];
+	unsigned op = in->op, first = mask ? (unsigned)__builtin_ctz(mask) : 0;
+
+	for (unsigned l = 0; l < NL; l++)
+		va[l] = norm(read_lane(R, in->a, bits, l), t);
+	switch (op) {
+	case WEFT_OP_SHFL_IDX: case WEFT_OP_SHFL_XOR: case WEFT_OP_SHFL_UP: case WEFT_OP_SHFL_DOWN:
+	case WEFT_OP_BCAST:
+		for (unsigned l = 0; l < NL; l++)
+			idx[l] = in->has_imm ? in->imm : R[in->b][l];
+		for (unsigned l = 0; l < NL; l++) {
+			uint32_t b = op == WEFT_OP_BCAST ? idx[first] : idx[l], j;
+
+			j = op == WEFT_OP_SHFL_XOR ? l ^ b : op == WEFT_OP_SHFL_UP ? l - b :
+			    op == WEFT_OP_SHFL_DOWN ? l + b : b;
+			out[l] = va[j & (NL - 1)];
+		}
+		break;
+	case WEFT_OP_SHFL_UP2: case WEFT_OP_SHFL_DOWN2:
+		for (unsigned l = 0; l < NL; l++)
+			vc[l] = norm(read_lane(R, in->c, bits, l), t);
+		for (unsigned l = 0; l < NL; l++) {
+			int64_t j = op == WEFT_OP_SHFL_UP2 ? (int64_t)l - R[in->b][l] :
+				    (int64_t)l + R[in->b][l];
+
+			if (j >= 0 && j < (int64_t)NL)
+				out[l] = va[j];
+			else if (op == WEFT_OP_SHFL_UP2 && j + (int64_t)NL >= 0)
+				out[l] = vc[j + NL];
+			else if (op == WEFT_OP_SHFL_DOWN2 && j - (int64_t)NL < (int64_t)NL)
+				out[l] = vc[j - NL];
+			else
+				out[l] = 0;
+		}
+		break;
+	case WEFT_OP_VOTE_ANY: case WEFT_OP_VOTE_ALL: case WEFT_OP_BALLOT: {
+		uint32_t m = 0;
+
+		for (unsigned l = 0; l < NL; l++)
+			m |= (uint32_t)(va[l] != 0) << l;
+		m &= mask;
+		for (unsigned l = 0; l < NL; l++)
+			out[l] = op == WEFT_OP_BALLOT ? m : op == WEFT_OP_VOTE_ANY ? (m ? 0xffffffffu : 0) :
+				 (m == mask ? 0xffffffffu : 0);
+		t = WEFT_TYPE_U32;
+		bits = 32;
+		break;
+	}
+	case WEFT_OP_VOTE_EQ: {
+		bool eq = true;
+
+		for (unsigned l = 0; l < NL; l++)
+			if ((mask >> l) & 1)
+				eq &= va[l] == va[first];
+		for (unsigned l = 0; l < NL; l++)
+			out[l] = eq ? 0xffffffffu : 0;
+		t = WEFT_TYPE_U32;
+		bits = 32;
+		break;
+	}
+	default: {
+		/* red / iscan / escan: 0x0d0 + k, 0x0d8 + k, 0x0e0 + k. */
+		unsigned rop = (op - 0x0d0) & 7, kind = (op - 0x0d0) >> 3;
+		uint64_t acc = red_identity(rop, t);
+		bool any = false;
+
+		for (unsigned l = 0; l < NL; l++) {
+			if (!((mask >> l) & 1))
+				continue;
+			if (kind == 2)
+				out[l] = acc;
+			acc = any ? red_combine(rop, t, acc, va[l]) : va[l];
+			any = true;
+			if (kind == 1)
+				out[l] = acc;
+		}
+		if (kind == 0)
+			for (unsigned l = 0; l < NL; l++)
+				out[l] = acc;
+	}
+	}
+	for (unsigned l = 0; l < NL; l++)
+		if ((mask >> l) & 1)
+			write_lane_t(R, in->d, t, l, out[l]);
+}
+
+/* Global memory access of @n bytes (any alignment, may cross pages). */
+static inline int gmem(struct weft_worker *w, uint64_t va, void *buf, unsigned n, bool store)
+{
+	struct weft_fault f;
+	uint8_t *p;
+
+	if ((va & (WEFT_MMU_PAGE_SIZE - 1)) + n <= WEFT_MMU_PAGE_SIZE) {
+		p = weft_mmu_translate(&w->slot->mmu, va, store ? WEFT_ACC_WRITE : WEFT_ACC_READ, &f);
+		if (!p)
+			goto fault;
+		if (store)
+			memcpy(p, buf, n);
+		else
+			memcpy(buf, p, n);
+		return 0;
+	}
+	if (store ? weft_mmu_write(&w->slot->mmu, va, buf, n, &f) :
+		    weft_mmu_read(&w->slot->mmu, va, buf, n, WEFT_ACC_READ, &f))
+		goto fault;
+	return 0;
+fault:
+	set_error(w->job, WEFT_QERR_MMU_FAULT, f.va, &f);
+	return -1;
+}
+
+static inline unsigned elem_regs(unsigned bits)
+{
+	return bits == 64 ? 2 : 1;
+}
+
+/*
+ * Loads and stores of the ldx / stx classes: SLM, scratch, vectors, sub-group
+ * blocks and image blocks.
+ */
+static int exec_ldst(struct weft_worker *w, struct sg_state *s, const struct weft_inst *in,
+		     bool store, uint32_t (*R)[WEFT_MAX_LANES], unsigned NL, uint64_t pc)
+{
+	const struct weft_op_info *oi = &weft_isa_ops[in->op];
+	unsigned t = in->t, bits = weft_isa_type_bits(t), size = bits / 8, vec = oi->vec;
+	char kind = tkind(t);
+	unsigned er = elem_regs(bits);
+	uint32_t mask = s->mask;
+	unsigned first = __builtin_ctz(mask);
+	int64_t off = (int32_t)in->imm;
+	uint8_t tmp[8 * 32 * 8];
+	unsigned op = in->op;
+
+	switch (op) {
+	case WEFT_OP_LD_LOCAL: case WEFT_OP_ST_LOCAL: case WEFT_OP_LD_LOCAL_V2:
+	case WEFT_OP_LD_LOCAL_V4: case WEFT_OP_ST_LOCAL_V2: case WEFT_OP_ST_LOCAL_V4:
+	case WEFT_OP_LD_SCRATCH: case WEFT_OP_ST_SCRATCH: case WEFT_OP_LD_SCRATCH_V4:
+	case WEFT_OP_ST_SCRATCH_V4: {
+		bool local = !(op == WEFT_OP_LD_SCRATCH || op == WEFT_OP_ST_SCRATCH ||
+			       op == WEFT_OP_LD_SCRATCH_V4 || op == WEFT_OP_ST_SCRATCH_V4);
+		uint64_t limit = local ? w->job->dp->slm : w->job->dp->scratch;
+		/* Scratch: lane l of the sub-group in slot k owns bytes
+		 * [(k * 32 + l) * limit, + limit) of the worker's private store. */
+		uint8_t *base = local ? w->slm : w->scratch + (uint64_t)s->slot * WEFT_MAX_LANES * limit;
+		uint64_t n = (uint64_t)size * vec;
+
+		for (unsigned l = 0; l < NL; l++) {
+			int64_t a;
+			uint8_t *p;
+
+			if (!((mask >> l) & 1))
+				continue;
+			a = (int64_t)R[in->a][l] + off;
+			if (a < 0 || (uint64_t)a + n > limit) {
+				set_error(w->job, WEFT_QERR_BAD_ACCESS, pc, NULL);
+				return -1;
+			}
+			p = base + (local ? 0 : (uint64_t)l * limit) + a;
+			for (unsigned j = 0; j < vec; j++) {
+				if (store)
+					store_le(p + j * size, size, read_lane(R, in->d + j * er, bits, l));
+				else
+					write_lane(R, in->d + j * er, bits, l,
+						   extend(load_le(p + j * size, size), bits < 32 ? bits : 64, kind));
+			}
+		}
+		return 0;
+	}
+	case WEFT_OP_LD_GLOBAL_V2: case WEFT_OP_LD_GLOBAL_V4:
+	case WEFT_OP_ST_GLOBAL_V2: case WEFT_OP_ST_GLOBAL_V4:
+		for (unsigned l = 0; l < NL; l++) {
+			uint64_t a;
+
+			if (!((mask >> l) & 1))
+				continue;
+			a = read_lane(R, in->a, 64, l) + (uint64_t)off;
+			if (store)
+				for (unsigned j = 0; j < vec; j++)
+					store_le(tmp + j * size, size, read_lane(R, in->d + j * er, bits, l));
+			if (gmem(w, a, tmp, size * vec, store))
+				return -1;
+			if (!store)
+				for (unsigned j = 0; j < vec; j++)
+					write_lane(R, in->d + j * er, bits, l, load_le(tmp + j * size, size));
+		}
+		return 0;
+	case WEFT_OP_LD_BLOCK ... WEFT_OP_ST_BLOCK8: {
+		uint64_t base = read_lane(R, in->a, 64, first) + (uint64_t)off;
+		bool full = mask == (NL == 32 ? ~0u : (1u << NL) - 1);
+
+		for (unsigned i = 0; i < vec; i++) {
+			uint64_t row = base + (uint64_t)i * NL * size;
+
+			if (full) {
+				if (store)
+					for (unsigned l = 0; l < NL; l++)
+						store_le(tmp + l * size, size, read_lane(R, in->d + i * er, bits, l));
+				if (gmem(w, row, tmp, NL * size, store))
+					return -1;
+				if (!store)
+					for (unsigned l = 0; l < NL; l++)
+						write_lane(R, in->d + i * er, bits, l, load_le(tmp + l * size, size));
+				continue;
+			}
+			for (unsigned l = 0; l < NL; l++) {
+				if (!((mask >> l) & 1))
+					continue;
+				if (store)
+					store_le(tmp, size, read_lane(R, in->d + i * er, bits, l));
+				if (gmem(w, row + (uint64_t)l * size, tmp, size, store))
+					return -1;
+				if (!store)
+					write_lane(R, in->d + i * er, bits, l, load_le(tmp, size));
+			}
+		}
+		return 0;
+	}
+	case WEFT_OP_LD_IMG ... WEFT_OP_ST_IMG8: {
+		/* Descriptor: u64 base VA, u32 width in bytes, u32 height, u32 pitch, u32 0. */
+		uint32_t desc[6];
+		uint64_t ibase;
+		int64_t x = (int32_t)R[in->b][first], y = (int32_t)R[in->b + 1][first];
+
+		if (gmem(w, read_lane(R, in->a, 64, first), desc, sizeof(desc), false))
+			return -1;
+		ibase = desc[0] | (uint64_t)desc[1] << 32;
+		for (unsigned i = 0; i < vec; i++) {
+			int64_t yy = y + i;
+
+			for (unsigned l = 0; l < NL; l++) {
+				int64_t xx = x + (int64_t)l * size;
+				bool in_img = yy >= 0 && yy < desc[3] && xx >= 0 && xx + size <= desc[2];
+
+				if (!((mask >> l) & 1))
+					continue;
+				if (store) {
+					if (!in_img)
+						continue;
+					store_le(tmp, size, read_lane(R, in->d + i * er, bits, l));
+				}
+				if (!in_img) {
+					write_lane(R, in->d + i * er, bits, l, 0);
+					continue;
+				}
+				if (gmem(w, ibase + (uint64_t)yy * desc[4] + xx, tmp, size, store))
+					return -1;
+				if (!store)
+					write_lane(R, in->d + i * er, bits, l, load_le(tmp, size));
+			}
+		}
+		return 0;
+	}
+	default:
+		set_error(w->job, WEFT_QERR_BAD_INSTRUCTION, pc, NULL);
+		return -1;
+	}
+}
+
+/* One atomic read-modify-write on host memory; returns the old value. */
+static uint64_t atomic_rmw(unsigned k, unsigned bits, bool sgn, void *p, uint64_t b, uint64_t c)
+{
+#define RMW(T) do { \
+		T *q = p, bb = (T)b, cc = (T)c, old, nv; \
+		switch (k) { \
+		case 0: return (uint64_t)__atomic_fetch_add(q, bb, __ATOMIC_SEQ_CST); \
+		case 1: return (uint64_t)__atomic_fetch_sub(q, bb, __ATOMIC_SEQ_CST); \
+		case 4: return (uint64_t)__atomic_fetch_and(q, bb, __ATOMIC_SEQ_CST); \
+		case 5: return (uint64_t)__atomic_fetch_or(q, bb, __ATOMIC_SEQ_CST); \
+		case 6: return (uint64_t)__atomic_fetch_xor(q, bb, __ATOMIC_SEQ_CST); \
+		case 7: return (uint64_t)__atomic_exchange_n(q, bb, __ATOMIC_SEQ_CST); \
+		case 8: \
+			old = bb; \
+			__atomic_compare_exchange_n(q, &old, cc, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); \
+			return (uint64_t)old; \
+		case 9: return (uint64_t)__atomic_fetch_add(q, (T)1, __ATOMIC_SEQ_CST); \
+		case 10: return (uint64_t)__atomic_fetch_sub(q, (T)1, __ATOMIC_SEQ_CST); \
+		default: \
+			old = __atomic_load_n(q, __ATOMIC_SEQ_CST); \
+			do { \
+				bool lt = sgn ? (bits == 64 ? (int64_t)old < (int64_t)bb : \
+						 (int32_t)old < (int32_t)bb) : old < bb; \
+				nv = (k == 2) == lt ? old : bb; \
+			} while (!__atomic_compare_exchange_n(q, &old, nv, true, __ATOMIC_SEQ_CST, \
+							      __ATOMIC_SEQ_CST)); \
+			return (uint64_t)old; \
+		} \
+	} while (0)
+	if (bits == 64)
+		RMW(uint64_t);
+	RMW(uint32_t);
+#undef RMW
+}
+
+static int exec_atom(struct weft_worker *w, const struct weft_inst *in,
+		     uint32_t (*R)[WEFT_MAX_LANES], uint32_t mask, unsigned NL, uint64_t pc)
+{
+	bool global = in->op < 0x160;
+	unsigned k = in->op - (global ? 0x140 : 0x160);
+	unsigned bits = weft_isa_type_bits(in->t), size = bits / 8;
+	bool sgn = tkind(in->t) == 's';
+	uint64_t old[WEFT_MAX_LANES];
+	struct weft_fault f;
+
+	for (unsigned l = 0; l < NL; l++) {
+		uint64_t a, b = 0, c = 0;
+		uint8_t *p;
+
+		if (!((mask >> l) & 1))
+			continue;
+		a = global ? read_lane(R, in->a, 64, l) : R[in->a][l];
+		if (k < 9)
+			b = read_lane(R, in->b, bits, l);
+		if (k == 8)
+			c = read_lane(R, in->c, bits, l);
+		if (a & (size - 1))
+			goto bad;
+		if (global) {
+			p = weft_mmu_translate(&w->slot->mmu, a, WEFT_ACC_WRITE, &f);
+			if (!p) {
+				set_error(w->job, WEFT_QERR_MMU_FAULT, f.va, &f);
+				return -1;
+			}
+		} else {
+			if (a + size > w->job->dp->slm)
+				goto bad;
+			p = w->slm + a;
+		}
+		old[l] = atomic_rmw(k, bits, sgn, p, b, c);
+	}
+	for (unsigned l = 0; l < NL; l++)
+		if ((mask >> l) & 1)
+			write_lane(R, in->d, bits, l, old[l]);
+	return 0;
+bad:
+	set_error(w->job, WEFT_QERR_BAD_ACCESS, pc, NULL);
+	return -1;
+}
+
+/* Steps a float bit pattern by one ulp, toward +inf (@up) or -inf. */
+static uint64_t fstep(uint64_t u, unsigned bits, int up)
+{
+	uint64_t sign = 1ull << (bits - 1);
+
+	if (!(u & ~sign))
+		return up ? 1 : sign | 1;
+	if (!(u & sign) == !!up)
+		return u + 1;
+	return u - 1;
+}
+
+/* Rounds @x to a float of @bits by rounding mode @rm (0 rte, 1 rtz, 2 rtp, 3 rtn). */
+static uint64_t ld_to_float(long double x, unsigned bits, unsigned rm)
+{
+	uint64_t u;
+	long double back;
+
+	if (isnan(x))
+		return bits == 16 ? 0x7e00 : bits == 32 ? 0x7fc00000 : 0x7ff8000000000000ull;
+	if (bits == 16) {
+		_Float16 r = (_Float16)x;
+
+		u = weft_bits_f16(r);
+		back = r;
+	} else if (bits == 32) {
+		float r = (float)x;
+
+		u = weft_bits_f32(r);
+		back = r;
+	} else {
+		double r = (double)x;
+
+		u = weft_bits_f64(r);
+		back = r;
+	}
+	if (back == x || rm == 0)
+		return u;
+	if (rm == 1) {
+		if (fabsl(back) > fabsl(x))
+			u = fstep(u, bits, x < 0);
+	} else if (rm == 2) {
+		if (back < x)
+			u = fstep(u, bits, 1);
+	} else if (back > x) {
+		u = fstep(u, bits, 0);
+	}
+	return u;
+}
+
+static long double float_value(uint64_t v, unsigned bits)
+{
+	return bits == 16 ? (long double)weft_f16_from_bits((uint32_t)v) :
+	       bits == 32 ? (long double)weft_f32_from_bits((uint32_t)v) :
+			    (long double)weft_f64_from_bits(v);
+}
+
+uint64_t weft_model_cvt(uint64_t v, unsigned dt, unsigned st, unsigned rm, bool sat);
+uint64_t weft_model_cvt(uint64_t v, unsigned dt, unsigned st, unsigned rm, bool sat)
+{
+	unsigned sb = weft_isa_type_bits(st), db = weft_isa_type_bits(dt);
+	char sk = tkind(st), dk = tkind(dt);
+	long double x;
+
+	if (sk != 'f')
+		v = extend(v, sb, sk);
+	if (sk != 'f' && dk != 'f') {
+		__int128 val = sk == 's' ? (__int128)(int64_t)v : (__int128)v, lo, hi;
+
+		if (!sat)
+			return norm(v, dt);
+		lo = dk == 's' ? -((__int128)1 << (db - 1)) : 0;
+		hi = dk == 's' ? ((__int128)1 << (db - 1)) - 1 : ((__int128)1 << db) - 1;
+		val = val < lo ? lo : val > hi ? hi : val;
+		return norm((uint64_t)val, dt);
+	}
+	x = sk == 'f' ? float_value(v, sb) : sk == 's' ? (long double)(int64_t)v : (long double)v;
+	if (dk == 'f')
+		return ld_to_float(x, db, rm);
+	{
+		long double lo = dk == 's' ? -ldexpl(1, db - 1) : 0;
+		long double hi = dk == 's' ? ldexpl(1, db - 1) - 1 : ldexpl(1, db) - 1;
+
+		if (isnan(x))
+			return 0;
+		x = rm == 0 ? nearbyintl(x) : rm == 1 ? truncl(x) : rm == 2 ? ceill(x) : floorl(x);
+		if (x < lo)
+			x = lo;
+		if (x > hi)
+			x = hi;
+		return norm(dk == 's' ? (uint64_t)(int64_t)x : (uint64_t)x, dt);
+	}
+}
+
+static void exec_cvtf(const struct weft_inst *in, uint32_t (*R)[WEFT_MAX_LANES], uint32_t mask,
+		      unsigned NL)
+{
+	unsigned k = in->op - WEFT_OP_CVT_RTE, sb = weft_isa_type_bits(in->t2);
+
+	for (unsigned l = 0; l < NL; l++)
+		if ((mask >> l) & 1)
+			write_lane_t(R, in->d, in->t, l,
+				     weft_model_cvt(read_lane(R, in->a, sb, l), in->t, in->t2, k & 3, k >= 4));
+}
+
+/* Returns 0: the sub-group ended, 1: it waits at a barrier, -1: error. */
 static inline __attribute__((always_inline)) int
-exec_sg(struct weft_worker *w, struct sg_ctx *c, const unsigned NL)
+exec_sg(struct weft_worker *w, struct sg_ctx *c, struct sg_state *s, const unsigned NL)
 {
 	uint32_t (*R)[WEFT_MAX_LANES] = w->R;
-	const uint32_t *M = w->M;
-	uint64_t pc = c->dp->code;
+	uint32_t *M = w->M;
+	uint64_t pc = s->pc;
 	uint64_t count = 0;
 
+	set_mask(s, M, s->mask, NL);
 	for (;;) {
 		const struct dc_entry *e = fetch(w, pc);
+		const struct weft_inst *in;
 
 		if (!e)
 			return -1;
+		in = &e->in;
 		if (++count == ACCOUNT_EVERY) {
 			if (account(w->job, count))
 				return -1;
@@ -476,25 +1104,132 @@ exec_sg(struct weft_worker *w, struct sg_ctx *c, const unsigned NL)
 		case WEFT_CLASS_NOP:
 			break;
 		case WEFT_CLASS_ALU:
-			weft_isa_exec_alu(&e->in, R, M, NL);
+			weft_isa_exec_alu(in, R, M, NL);
 			break;
 		case WEFT_CLASS_CVT:
-			exec_cvt(&e->in, R, M, NL);
+			exec_cvt(in, R, M, NL);
 			break;
 		case WEFT_CLASS_S2R:
-			exec_s2r(c, &e->in, R, M, NL);
+			exec_s2r(c, in, R, M, NL);
 			break;
 		case WEFT_CLASS_LD:
 		case WEFT_CLASS_ST:
-			if (exec_mem(w, &e->in, e->cls == WEFT_CLASS_ST, R, M, NL))
+			if (exec_mem(w, in, e->cls == WEFT_CLASS_ST, R, M, NL))
 				return -1;
 			break;
-		default:
-			set_error(w->job, WEFT_QERR_BAD_INSTRUCTION, pc, NULL);
-			return -1;
+		case WEFT_CLASS_LDX:
+		case WEFT_CLASS_STX:
+			if (exec_ldst(w, s, in, e->cls == WEFT_CLASS_STX, R, NL, pc))
+				return -1;
+			break;
+		case WEFT_CLASS_XLANE:
+			exec_xlane(in, R, s->mask, NL);
+			break;
+		case WEFT_CLASS_ATOM:
+			if (exec_atom(w, in, R, s->mask, NL, pc))
+				return -1;
+			break;
+		case WEFT_CLASS_CVTF:
+			exec_cvtf(in, R, s->mask, NL);
+			break;
+		case WEFT_CLASS_FENCE:
+			if (in->op == WEFT_OP_FENCE_DEV)
+				__atomic_thread_fence(__ATOMIC_SEQ_CST);
+			break;
+		case WEFT_CLASS_BAR:
+			w->pending += count;
+			s->pc = pc + 8;
+			return 1;
+		case WEFT_CLASS_CF: {
+			uint64_t tgt = pc + (uint64_t)(int64_t)(int32_t)in->imm;
+			struct cf_entry *top = s->sp ? &s->stack[s->sp - 1] : NULL;
+			uint32_t x;
+
+			switch (in->op) {
+			case WEFT_OP_BRA:
+				pc = tgt;
+				continue;
+			case WEFT_OP_BRA_ANY:
+			case WEFT_OP_BRA_ALL:
+			case WEFT_OP_BRA_NONE:
+				x = lanes_true(R, in->a, s->mask, NL);
+				if (in->op == WEFT_OP_BRA_ANY ? x != 0 :
+				    in->op == WEFT_OP_BRA_ALL ? x == s->mask : x == 0) {
+					pc = tgt;
+					continue;
+				}
+				break;
+			case WEFT_OP_IF:
+				if (s->sp == CF_DEPTH)
+					goto bad;
+				x = lanes_true(R, in->a, s->mask, NL);
+				s->stack[s->sp++] = (struct cf_entry){ CF_IF, s->mask, s->mask & ~x, tgt, 0 };
+				set_mask(s, M, x, NL);
+				break;
+			case WEFT_OP_ELSE:
+				if (!top || top->kind != CF_IF)
+					goto bad;
+				top->kind = CF_ELSE;
+				top->target = tgt;
+				set_mask(s, M, top->alt, NL);
+				break;
+			case WEFT_OP_ENDIF:
+				if (!top || (top->kind != CF_IF && top->kind != CF_ELSE))
+					goto bad;
+				set_mask(s, M, top->saved, NL);
+				s->sp--;
+				break;
+			case WEFT_OP_LOOP:
+				if (s->sp == CF_DEPTH)
+					goto bad;
+				s->stack[s->sp++] = (struct cf_entry){ CF_LOOP, s->mask, 0, tgt, pc + 8 };
+				break;
+			case WEFT_OP_BREAK:
+			case WEFT_OP_CONT: {
+				struct cf_entry *lp;
+
+				x = lanes_true(R, in->a, s->mask, NL);
+				lp = cf_leave(s, x);
+				if (!lp)
+					goto bad;
+				if (in->op == WEFT_OP_CONT)
+					lp->alt |= x;
+				set_mask(s, M, s->mask & ~x, NL);
+				break;
+			}
+			case WEFT_OP_ENDLOOP:
+				if (!top || top->kind != CF_LOOP)
+					goto bad;
+				x = s->mask | top->alt;
+				top->alt = 0;
+				if (x) {
+					set_mask(s, M, x, NL);
+					pc = top->start;
+					continue;
+				}
+				set_mask(s, M, top->saved, NL);
+				s->sp--;
+				break;
+			default:
+				goto bad;
+			}
+			/* No lane left active: continue where the innermost construct resumes. */
+			if (!s->mask) {
+				if (!s->sp)
+					goto bad;
+				pc = s->stack[s->sp - 1].target;
+				continue;
+			}
+			break;
 		}
-		pc += 8ull * e->in.nwords;
+		default:
+			goto bad;
+		}
+		pc += 8ull * in->nwords;
 	}
+bad:
+	set_error(w->job, WEFT_QERR_BAD_INSTRUCTION, pc, NULL);
+	return -1;
 }
 
 /*
@@ -508,27 +1243,54 @@ exec_sg(struct weft_worker *w, struct sg_ctx *c, const unsigned NL)
 #define EXEC_CLONES
 #endif
 
-EXEC_CLONES static int exec_sg8(struct weft_worker *w, struct sg_ctx *c)
+EXEC_CLONES static int exec_sg8(struct weft_worker *w, struct sg_ctx *c, struct sg_state *s)
 {
-	return exec_sg(w, c, 8);
+	return exec_sg(w, c, s, 8);
 }
 
-EXEC_CLONES static int exec_sg16(struct weft_worker *w, struct sg_ctx *c)
+EXEC_CLONES static int exec_sg16(struct weft_worker *w, struct sg_ctx *c, struct sg_state *s)
 {
-	return exec_sg(w, c, 16);
+	return exec_sg(w, c, s, 16);
 }
 
-EXEC_CLONES static int exec_sg32(struct weft_worker *w, struct sg_ctx *c)
+EXEC_CLONES static int exec_sg32(struct weft_worker *w, struct sg_ctx *c, struct sg_state *s)
 {
-	return exec_sg(w, c, 32);
+	return exec_sg(w, c, s, 32);
 }
 
+/* A register file (and scratch) slot for a starting sub-group. */
+static int get_slot(struct weft_worker *w)
+{
+	for (int k = 0; k < MAX_SLOTS; k++) {
+		if (w->slot_used[k])
+			continue;
+		if (!w->rf[k]) {
+			w->rf[k] = aligned_alloc(64, NUM_ROWS * sizeof(*w->rf[k]));
+			if (!w->rf[k])
+				return -1;
+			memset(w->rf[k], 0, NUM_ROWS * sizeof(*w->rf[k]));
+		}
+		if ((unsigned)k >= w->rf_dirty)
+			w->rf_dirty = k + 1;
+		w->slot_used[k] = true;
+		return k;
+	}
+	return -1;
+}
+
+/*
+ * A work-group: its sub-groups run as cooperative coroutines on this host
+ * thread.  Each pass resumes every live sub-group until it ends or reaches a
+ * barrier, so no sub-group passes barrier n before every other one reached
+ * it; a sub-group that ends no longer takes part.
+ */
 static int run_group(struct weft_worker *w, uint64_t g)
 {
 	struct weft_job *p = w->job;
 	const struct weft_dispatch_params *dp = p->dp;
 	struct sg_ctx c = { .dp = dp, .ngroups = p->ngroups };
 	uint64_t rest = g;
+	unsigned live;
 
 	c.nitems = 1;
 	for (int i = 0; i < 3; i++) {
@@ -542,15 +1304,44 @@ static int run_group(struct weft_worker *w, uint64_t g)
 		c.nitems *= c.lsz[i];
 	}
 	c.nsub = (c.nitems + dp->simd - 1) / dp->simd;
-	for (c.sg = 0; c.sg < c.nsub; c.sg++) {
-		int r;
+	for (unsigned k = 0; k < c.nsub; k++) {
+		w->sgs[k].slot = -1;
+		w->sgs[k].done = false;
+	}
+	live = c.nsub;
+	while (live) {
+		for (c.sg = 0; c.sg < c.nsub; c.sg++) {
+			struct sg_state *s = &w->sgs[c.sg];
+			int r;
 
-		c.lid_valid = false;
-		for (unsigned l = 0; l < WEFT_MAX_LANES; l++)
-			w->M[l] = (l < dp->simd && c.sg * dp->simd + l < c.nitems) ? ~0u : 0;
-		r = dp->simd == 8 ? exec_sg8(w, &c) : dp->simd == 16 ? exec_sg16(w, &c) : exec_sg32(w, &c);
-		if (r)
-			return r;
+			if (s->done)
+				continue;
+			if (s->slot < 0) {
+				uint32_t n = c.nitems - c.sg * dp->simd;
+
+				s->slot = get_slot(w);
+				if (s->slot < 0) {
+					set_error(p, WEFT_QERR_BAD_DISPATCH, dp->code, NULL);
+					return -1;
+				}
+				s->pc = dp->code;
+				s->sp = 0;
+				s->mask = n >= 32 ? ~0u : (1u << n) - 1;
+				if (dp->simd < 32)
+					s->mask &= (1u << dp->simd) - 1;
+			}
+			c.lid_valid = false;
+			w->R = w->rf[s->slot];
+			r = dp->simd == 8 ? exec_sg8(w, &c, s) : dp->simd == 16 ? exec_sg16(w, &c, s) :
+			    exec_sg32(w, &c, s);
+			if (r < 0)
+				return r;
+			if (r == 0) {
+				s->done = true;
+				w->slot_used[s->slot] = false;
+				live--;
+			}
+		}
 	}
 	return 0;
 }
@@ -591,9 +1382,27 @@ static void run_some(struct weft_worker *w, struct weft_job *j)
 			ws->dc_gen = 1;
 	}
 	if (w->regs_job != j->id) {
-		/* No register contents leak from another dispatch (another context). */
-		memset(w->R, 0, NUM_ROWS * sizeof(*w->R));
+		/* No register, SLM or scratch contents leak from another dispatch
+		 * (another context). */
+		for (unsigned k = 0; k < w->rf_dirty; k++)
+			memset(w->rf[k], 0, NUM_ROWS * sizeof(*w->rf[k]));
+		w->rf_dirty = 0;
+		memset(w->slm, 0, WEFT_MODEL_SLM_SIZE);
+		if (w->scratch)
+			memset(w->scratch, 0, w->scratch_size);
 		w->regs_job = j->id;
+	}
+	if ((uint64_t)j->dp->scratch * MAX_SLOTS * WEFT_MAX_LANES > w->scratch_size) {
+		size_t n = (size_t)j->dp->scratch * MAX_SLOTS * WEFT_MAX_LANES;
+		uint8_t *ns = realloc(w->scratch, n);
+
+		if (!ns) {
+			set_error(j, WEFT_QERR_BAD_DISPATCH, j->dp->code, NULL);
+			return;
+		}
+		memset(ns + w->scratch_size, 0, n - w->scratch_size);
+		w->scratch = ns;
+		w->scratch_size = n;
 	}
 	for (int k = 0; k < GROUPS_PER_PICK && !atomic_load(&j->abort); k++) {
 		uint64_t g = atomic_fetch_add(&j->next, 1);
@@ -633,7 +1442,11 @@ static void free_worker(struct weft_worker *w)
 {
 	for (unsigned s = 0; s < WEFT_MODEL_NUM_QUEUES; s++)
 		free(w->slots[s].dc);
-	free(w->R);
+	for (unsigned k = 0; k < MAX_SLOTS; k++)
+		free(w->rf[k]);
+	free(w->sgs);
+	free(w->slm);
+	free(w->scratch);
 }
 
 struct weft_pool *weft_pool_create(struct weft_model *m, unsigned threads)
@@ -659,8 +1472,9 @@ struct weft_pool *weft_pool_create(struct weft_model *m, unsigned threads)
 			w->slots[s].dc = calloc(DC_SIZE, sizeof(*w->slots[s].dc));
 			ok &= w->slots[s].dc != NULL;
 		}
-		w->R = aligned_alloc(64, NUM_ROWS * sizeof(*w->R));
-		if (!ok || !w->R || pthread_create(&w->th, NULL, worker_main, w)) {
+		w->sgs = calloc(MAX_SLOTS, sizeof(*w->sgs));
+		w->slm = aligned_alloc(64, WEFT_MODEL_SLM_SIZE);
+		if (!ok || !w->sgs || !w->slm || pthread_create(&w->th, NULL, worker_main, w)) {
 			free_worker(w);
 			break;
 		}

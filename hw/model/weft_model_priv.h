@@ -15,6 +15,7 @@
 
 #define WEFT_MODEL_MAX_WG_SIZE	1024
 #define WEFT_MODEL_SLM_SIZE	65536
+#define WEFT_MODEL_SCRATCH_SIZE	WEFT_CMD_DISPATCH_SCRATCH_MAX
 
 /* Access kinds, numerically equal to WEFT_FAULT_ACCESS_*. */
 enum weft_access {
@@ -76,6 +77,7 @@ struct weft_dispatch_params {
 	uint32_t simd;
 	uint32_t gsize[3], lsize[3], goff[3];
 	uint32_t slm;
+	uint32_t scratch;	/* private bytes per work-item (DISPATCH_SCRATCH) */
 	uint64_t root;
 };
 

@@ -36,8 +36,15 @@ static void random_inst(struct weft_inst *in, unsigned op, unsigned t, unsigned 
 			      od->field == WEFT_FIELD_B ? &in->b : od->field == WEFT_FIELD_C ? &in->c :
 			      &in->mod;
 
+		if (od->role == WEFT_ROLE_DST || od->role == WEFT_ROLE_SDATA)
+			v %= 257 - weft_isa_opnd_regs(in, od);
 		if (bits == 64)
 			v &= ~1;
+		if (od->role == WEFT_ROLE_TARGET) {
+			in->has_imm = 1;
+			in->imm = (uint32_t)rnd() & ~7u;
+			continue;
+		}
 		if (od->role == WEFT_ROLE_SREG) {
 			do
 				v = rnd() % WEFT_ISA_NUM_SREGS;

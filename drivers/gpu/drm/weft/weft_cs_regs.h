@@ -41,6 +41,15 @@
  */
 #define WEFT_CMD_DISPATCH		0x02
 #define WEFT_CMD_DISPATCH_LEN		16
+/*
+ * DISPATCH_SCRATCH, len 17: the 15 payload dwords of DISPATCH, then
+ *  [16]     private (scratch) bytes per work-item (<= WEFT_CMD_DISPATCH_SCRATCH_MAX),
+ *           reached with ld.scratch / st.scratch; zero at the start of the
+ *           dispatch, contents live as long as the work-item.
+ */
+#define WEFT_CMD_DISPATCH_SCRATCH	0x04
+#define WEFT_CMD_DISPATCH_SCRATCH_LEN	17
+#define WEFT_CMD_DISPATCH_SCRATCH_MAX	0x4000
 /* WRITE_DATA, len 5: [1..2] VA (8-byte aligned), [3..4] 64-bit value. */
 #define WEFT_CMD_WRITE_DATA		0x03
 #define WEFT_CMD_WRITE_DATA_LEN		5

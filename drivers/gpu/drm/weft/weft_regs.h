@@ -108,5 +108,10 @@
 #define WEFT_QERR_BAD_INSTRUCTION	4	/* undefined or malformed instruction */
 #define WEFT_QERR_BAD_DISPATCH		5	/* invalid dispatch parameters */
 #define WEFT_QERR_WATCHDOG		6	/* dispatch exceeded its budget */
+/*
+ * A shared local memory or private (scratch) access outside the dispatch's
+ * size, or a misaligned atomic; ERROR_ADDR = the instruction's VA.
+ */
+#define WEFT_QERR_BAD_ACCESS		7
 
 #endif /* __WEFT_REGS_H__ */
