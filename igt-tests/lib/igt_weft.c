@@ -332,26 +332,14 @@ int weft_syncobj_wait(int fd, uint32_t syncobj, uint64_t timeout_ns)
 int weft_submit_and_wait(int fd, uint32_t queue_id, uint64_t batch_va,
 			 uint32_t batch_size)
 {
-	struct drm_weft_sync out = {};
-	struct drm_weft_job job = {
-		.batch_va = batch_va,
-		.batch_size = batch_size,
-		.out_syncs = DRM_WEFT_OBJ_ARRAY(1, &out),
-	};
-	struct drm_weft_submit submit = {
-		.queue_id = queue_id,
-		.jobs = DRM_WEFT_OBJ_ARRAY(1, &job),
-	};
+	uint32_t out = weft_submit_nowait(fd, queue_id, batch_va, batch_size);
 	int status;
 
-	igt_assert_eq(drmSyncobjCreate(fd, 0, &out.handle), 0);
-	igt_assert_eq(__weft_submit(fd, &submit), 0);
-	igt_assert_f(weft_syncobj_wait(fd, out.handle,
-				       WEFT_JOB_TIMEOUT_NS) == 0,
+	igt_assert_f(weft_syncobj_wait(fd, out, WEFT_JOB_TIMEOUT_NS) == 0,
 		     "job on queue %u did not complete in time\n", queue_id);
-	status = weft_syncobj_status(fd, out.handle);
+	status = weft_syncobj_status(fd, out);
 	igt_assert_f(status != 0, "signalled fence reported as pending\n");
-	igt_assert_eq(drmSyncobjDestroy(fd, out.handle), 0);
+	igt_assert_eq(drmSyncobjDestroy(fd, out), 0);
 	return status == 1 ? 0 : status;
 }
 
@@ -526,4 +514,57 @@ char *weft_debugfs_read(const char *name)
 	closedir(dir);
 	igt_assert_f(text, "no debugfs file %s\n", name);
 	return text;
+}
+
+/**
+ * weft_test_ctx_init: - a VM, a NORMAL queue on it, a 4-page read-only
+ * batch buffer at test slot 0 and a zeroed 1-page data buffer at slot 1.
+ */
+void weft_test_ctx_init(int fd, const struct drm_weft_device_info *info,
+			struct weft_test_ctx *c)
+{
+	c->vm = weft_vm_create(fd);
+	c->queue = weft_queue_create(fd, c->vm, DRM_WEFT_QUEUE_PRIORITY_NORMAL);
+	c->batch = weft_bo_new(fd, 4 * WEFT_PAGE_SIZE, c->vm,
+			       weft_test_va(info, 0),
+			       DRM_WEFT_VM_BIND_OP_MAP_READONLY);
+	c->data = weft_bo_new(fd, WEFT_PAGE_SIZE, c->vm, weft_test_va(info, 1),
+			      0);
+	memset(c->data->map, 0, WEFT_PAGE_SIZE);
+}
+
+void weft_test_ctx_fini(int fd, struct weft_test_ctx *c)
+{
+	weft_queue_destroy(fd, c->queue);
+	weft_bo_free(fd, c->data);
+	weft_bo_free(fd, c->batch);
+	weft_vm_destroy(fd, c->vm);
+}
+
+/**
+ * weft_test_write_batch: - writes, in page @page of @c's batch buffer, a
+ * batch storing @value at @va; returns its VA, its size in @size.
+ */
+uint64_t weft_test_write_batch(struct weft_test_ctx *c, unsigned int page,
+			       uint64_t va, uint64_t value, uint32_t *size)
+{
+	struct weft_batch batch;
+
+	weft_batch_init(&batch, (char *)c->batch->map + page * WEFT_PAGE_SIZE,
+			WEFT_PAGE_SIZE);
+	weft_batch_write_data(&batch, va, value);
+	weft_batch_end(&batch);
+	*size = weft_batch_size(&batch);
+	return c->batch->va + page * WEFT_PAGE_SIZE;
+}
+
+/**
+ * weft_syncobj_wait_status: - waits, failing after WEFT_JOB_TIMEOUT_NS, for
+ * a binary syncobj; returns weft_syncobj_status().
+ */
+int weft_syncobj_wait_status(int fd, uint32_t syncobj)
+{
+	igt_assert_f(weft_syncobj_wait(fd, syncobj, WEFT_JOB_TIMEOUT_NS) == 0,
+		     "syncobj %u did not signal in time\n", syncobj);
+	return weft_syncobj_status(fd, syncobj);
 }

@@ -117,6 +117,7 @@ uint32_t weft_batch_size(const struct weft_batch *batch);
 
 int weft_syncobj_status(int fd, uint32_t syncobj);
 int weft_syncobj_wait(int fd, uint32_t syncobj, uint64_t timeout_ns);
+int weft_syncobj_wait_status(int fd, uint32_t syncobj);
 int weft_submit_and_wait(int fd, uint32_t queue_id, uint64_t batch_va,
 			 uint32_t batch_size);
 
@@ -133,5 +134,25 @@ char *weft_read_file(const char *path);
 void weft_mount_if_needed(const char *dir, const char *type,
 			  const char *probe);
 char *weft_debugfs_read(const char *name);
+
+/**
+ * struct weft_test_ctx - a VM and queue with a batch and a data buffer.
+ * @vm: the VM.
+ * @queue: a NORMAL-priority queue on @vm.
+ * @batch: 4 read-only pages at weft_test_va() slot 0.
+ * @data: 1 page at slot 1.
+ */
+struct weft_test_ctx {
+	uint32_t vm;
+	uint32_t queue;
+	struct weft_bo *batch;
+	struct weft_bo *data;
+};
+
+void weft_test_ctx_init(int fd, const struct drm_weft_device_info *info,
+			struct weft_test_ctx *c);
+void weft_test_ctx_fini(int fd, struct weft_test_ctx *c);
+uint64_t weft_test_write_batch(struct weft_test_ctx *c, unsigned int page,
+			       uint64_t va, uint64_t value, uint32_t *size);
 
 #endif /* IGT_WEFT_H */

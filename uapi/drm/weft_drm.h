@@ -208,9 +208,9 @@ enum drm_weft_vm_bind_op_type {
 };
 
 /* Map read-only for the GPU. */
-#define DRM_WEFT_VM_BIND_OP_MAP_READONLY	(1 << 0)
+#define DRM_WEFT_VM_BIND_OP_MAP_READONLY	0x00000001
 /* Map executable: kernels' code must be in such mappings. */
-#define DRM_WEFT_VM_BIND_OP_MAP_EXEC		(1 << 1)
+#define DRM_WEFT_VM_BIND_OP_MAP_EXEC		0x00000002
 
 /**
  * struct drm_weft_vm_bind_op - One mapping change.
@@ -252,7 +252,7 @@ struct drm_weft_vm_bind_op {
  * case the operations before it stay applied. Jobs submitted to the VM
  * after the ioctl wait for the bind.
  */
-#define DRM_WEFT_VM_BIND_ASYNC		(1 << 0)
+#define DRM_WEFT_VM_BIND_ASYNC		0x00000001
 
 /**
  * struct drm_weft_vm_bind - Argument of DRM_IOCTL_WEFT_VM_BIND.
@@ -330,7 +330,7 @@ struct drm_weft_queue_destroy {
 };
 
 /* The sync object is a timeline; &drm_weft_sync.point is used. */
-#define DRM_WEFT_SYNC_TIMELINE		(1 << 0)
+#define DRM_WEFT_SYNC_TIMELINE		0x00000001
 
 /**
  * struct drm_weft_sync - A sync object a job waits on or signals.

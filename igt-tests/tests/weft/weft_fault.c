@@ -19,47 +19,30 @@ IGT_TEST_DESCRIPTION("Tests for Weft GPU page faults and the ban of the "
 
 static struct drm_weft_device_info info;
 
+/* The shared test context plus a read-only page at slot 2. */
 struct ctx {
-	uint32_t vm;
-	uint32_t queue;
-	struct weft_bo *batch;	/* 4 pages at slot 0 */
-	struct weft_bo *data;	/* 1 page at slot 1 */
-	struct weft_bo *ro;	/* 1 read-only page at slot 2 */
+	struct weft_test_ctx t;
+	struct weft_bo *ro;
 };
 
 static void ctx_init(int fd, struct ctx *c)
 {
-	c->vm = weft_vm_create(fd);
-	c->queue = weft_queue_create(fd, c->vm, DRM_WEFT_QUEUE_PRIORITY_NORMAL);
-	c->batch = weft_bo_new(fd, 4 * PAGE, c->vm, weft_test_va(&info, 0),
-			       DRM_WEFT_VM_BIND_OP_MAP_READONLY);
-	c->data = weft_bo_new(fd, PAGE, c->vm, weft_test_va(&info, 1), 0);
-	c->ro = weft_bo_new(fd, PAGE, c->vm, weft_test_va(&info, 2),
+	weft_test_ctx_init(fd, &info, &c->t);
+	c->ro = weft_bo_new(fd, PAGE, c->t.vm, weft_test_va(&info, 2),
 			    DRM_WEFT_VM_BIND_OP_MAP_READONLY);
-	memset(c->data->map, 0, PAGE);
 	memset(c->ro->map, 0, PAGE);
 }
 
 static void ctx_fini(int fd, struct ctx *c)
 {
-	weft_queue_destroy(fd, c->queue);
 	weft_bo_free(fd, c->ro);
-	weft_bo_free(fd, c->data);
-	weft_bo_free(fd, c->batch);
-	weft_vm_destroy(fd, c->vm);
+	weft_test_ctx_fini(fd, &c->t);
 }
 
-/* A WRITE_DATA of @value to @va, as the batch at page @page. */
 static uint64_t write_batch(struct ctx *c, unsigned int page, uint64_t va,
 			    uint64_t value, uint32_t *size)
 {
-	struct weft_batch batch;
-
-	weft_batch_init(&batch, (char *)c->batch->map + page * PAGE, PAGE);
-	weft_batch_write_data(&batch, va, value);
-	weft_batch_end(&batch);
-	*size = weft_batch_size(&batch);
-	return c->batch->va + page * PAGE;
+	return weft_test_write_batch(&c->t, page, va, value, size);
 }
 
 static void expect_fault(int fd, struct ctx *c, uint64_t va)
@@ -67,9 +50,9 @@ static void expect_fault(int fd, struct ctx *c, uint64_t va)
 	uint32_t size;
 	uint64_t batch = write_batch(c, 0, va, 0xbad, &size);
 
-	igt_assert_eq(weft_submit_and_wait(fd, c->queue, batch, size),
+	igt_assert_eq(weft_submit_and_wait(fd, c->t.queue, batch, size),
 		      -EFAULT);
-	weft_assert_queue_banned(fd, c->queue);
+	weft_assert_queue_banned(fd, c->t.queue);
 }
 
 igt_main
@@ -103,10 +86,10 @@ igt_main
 	igt_describe("Check that a batch in an unmapped page faults.");
 	igt_subtest("fault-unmapped-batch") {
 		ctx_init(fd, &c);
-		igt_assert_eq(weft_submit_and_wait(fd, c.queue,
+		igt_assert_eq(weft_submit_and_wait(fd, c.t.queue,
 						   weft_test_va(&info, 6), 64),
 			      -EFAULT);
-		weft_assert_queue_banned(fd, c.queue);
+		weft_assert_queue_banned(fd, c.t.queue);
 		ctx_fini(fd, &c);
 	}
 
@@ -114,7 +97,7 @@ igt_main
 		     "faults.");
 	igt_subtest("fault-past-mapping") {
 		ctx_init(fd, &c);
-		expect_fault(fd, &c, c.data->va + PAGE);
+		expect_fault(fd, &c, c.t.data->va + PAGE);
 		ctx_fini(fd, &c);
 	}
 
@@ -126,20 +109,17 @@ igt_main
 
 		ctx_init(fd, &c);
 		va = write_batch(&c, 0, weft_test_va(&info, 5), 1, &size);
-		bad = weft_submit_nowait(fd, c.queue, va, size);
-		va = write_batch(&c, 1, c.data->va, 0x600d, &size);
+		bad = weft_submit_nowait(fd, c.t.queue, va, size);
+		va = write_batch(&c, 1, c.t.data->va, 0x600d, &size);
 		for (int i = 0; i < 3; i++)
-			next[i] = weft_submit_nowait(fd, c.queue, va, size);
-		igt_assert_eq(weft_syncobj_wait(fd, bad, WEFT_JOB_TIMEOUT_NS), 0);
-		igt_assert_eq(weft_syncobj_status(fd, bad), -EFAULT);
+			next[i] = weft_submit_nowait(fd, c.t.queue, va, size);
+		igt_assert_eq(weft_syncobj_wait_status(fd, bad), -EFAULT);
 		for (int i = 0; i < 3; i++) {
-			igt_assert_eq(weft_syncobj_wait(fd, next[i],
-							WEFT_JOB_TIMEOUT_NS), 0);
-			igt_assert_eq(weft_syncobj_status(fd, next[i]),
+			igt_assert_eq(weft_syncobj_wait_status(fd, next[i]),
 				      -ECANCELED);
 			drmSyncobjDestroy(fd, next[i]);
 		}
-		igt_assert_eq_u64(*(uint64_t *)c.data->map, 0);
+		igt_assert_eq_u64(*(uint64_t *)c.t.data->map, 0);
 		drmSyncobjDestroy(fd, bad);
 		ctx_fini(fd, &c);
 	}
@@ -152,17 +132,17 @@ igt_main
 		uint64_t va;
 
 		ctx_init(fd, &c);
-		other = weft_queue_create(fd, c.vm,
+		other = weft_queue_create(fd, c.t.vm,
 					  DRM_WEFT_QUEUE_PRIORITY_NORMAL);
 		expect_fault(fd, &c, weft_test_va(&info, 5));
-		va = write_batch(&c, 1, c.data->va, 0x600d, &size);
+		va = write_batch(&c, 1, c.t.data->va, 0x600d, &size);
 		igt_assert_eq(weft_submit_and_wait(fd, other, va, size), 0);
-		igt_assert_eq_u64(*(uint64_t *)c.data->map, 0x600d);
+		igt_assert_eq_u64(*(uint64_t *)c.t.data->map, 0x600d);
 
-		weft_queue_destroy(fd, c.queue);
-		c.queue = weft_queue_create(fd, c.vm,
+		weft_queue_destroy(fd, c.t.queue);
+		c.t.queue = weft_queue_create(fd, c.t.vm,
 					    DRM_WEFT_QUEUE_PRIORITY_NORMAL);
-		igt_assert_eq(weft_submit_and_wait(fd, c.queue, va, size), 0);
+		igt_assert_eq(weft_submit_and_wait(fd, c.t.queue, va, size), 0);
 		weft_queue_destroy(fd, other);
 		ctx_fini(fd, &c);
 	}
@@ -176,8 +156,8 @@ igt_main
 
 		for (uint32_t p = 0; p <= prio_max; p++) {
 			ctx_init(fd, &c);
-			weft_queue_destroy(fd, c.queue);
-			c.queue = weft_queue_create(fd, c.vm, p);
+			weft_queue_destroy(fd, c.t.queue);
+			c.t.queue = weft_queue_create(fd, c.t.vm, p);
 			expect_fault(fd, &c, weft_test_va(&info, 5));
 			ctx_fini(fd, &c);
 		}

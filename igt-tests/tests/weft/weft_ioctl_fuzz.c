@@ -186,7 +186,8 @@ static void fuzz_one(int fd)
 		break;
 	case 3:
 		a.vc.flags = rnd() % 8 ? 0 : rnd();
-		ret = igt_ioctl(fd, DRM_IOCTL_WEFT_VM_CREATE, &a.vc) ? -errno : 0;
+		ret = igt_ioctl(fd, DRM_IOCTL_WEFT_VM_CREATE, &a.vc);
+		ret = ret ? -errno : 0;
 		if (!ret)
 			ids[rnd() % ARRAY_SIZE(ids)] = a.vc.id;
 		break;

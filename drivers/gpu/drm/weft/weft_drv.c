@@ -370,9 +370,13 @@ static int weft_check_job(struct weft_device *wdev,
 	return 0;
 }
 
-static int weft_submit_prepare_in_syncs(struct drm_file *file,
-					struct drm_sched_job *job,
-					const struct drm_weft_obj_array *arr)
+/*
+ * Makes @job depend on the fences of an in_syncs array or, with @job NULL
+ * (a synchronous VM_BIND), waits for them, interruptibly.
+ */
+static int weft_prepare_in_syncs(struct drm_file *file,
+				 struct drm_sched_job *job,
+				 const struct drm_weft_obj_array *arr)
 {
 	struct drm_weft_sync *syncs;
 	u32 i;
@@ -384,6 +388,7 @@ static int weft_submit_prepare_in_syncs(struct drm_file *file,
 
 	for (i = 0; i < arr->count; i++) {
 		struct dma_fence *fence;
+		long wret;
 
 		ret = weft_check_sync(&syncs[i]);
 		if (ret)
@@ -394,7 +399,14 @@ static int weft_submit_prepare_in_syncs(struct drm_file *file,
 		if (ret)
 			break;
 
-		ret = drm_sched_job_add_dependency(job, fence);
+		if (job) {
+			/* Consumes the reference, even on error. */
+			ret = drm_sched_job_add_dependency(job, fence);
+		} else {
+			wret = dma_fence_wait(fence, true);
+			dma_fence_put(fence);
+			ret = wret < 0 ? wret : 0;
+		}
 		if (ret)
 			break;
 	}
@@ -472,41 +484,6 @@ static void weft_submit_job_cleanup(struct weft_submit_job *sjob)
 	kvfree(sjob->out);
 }
 
-/* Waits for the fences of an in_syncs array: a synchronous VM_BIND. */
-static int weft_wait_in_syncs(struct drm_file *file,
-			      const struct drm_weft_obj_array *arr)
-{
-	struct drm_weft_sync *syncs;
-	u32 i;
-	int ret;
-
-	ret = weft_copy_array(arr, sizeof(*syncs), (void **)&syncs);
-	if (ret)
-		return ret;
-
-	for (i = 0; i < arr->count; i++) {
-		struct dma_fence *fence;
-		long wret;
-
-		ret = weft_check_sync(&syncs[i]);
-		if (ret)
-			break;
-		ret = drm_syncobj_find_fence(file, syncs[i].handle,
-					     syncs[i].point, 0, &fence);
-		if (ret)
-			break;
-		wret = dma_fence_wait(fence, true);
-		dma_fence_put(fence);
-		if (wret < 0) {
-			ret = wret;
-			break;
-		}
-	}
-
-	kvfree(syncs);
-	return ret;
-}
-
 static int weft_vm_bind_sync(struct drm_device *ddev, struct drm_file *file,
 			     struct weft_vm *vm, struct drm_weft_vm_bind *args,
 			     const struct drm_weft_vm_bind_op *ops)
@@ -522,7 +499,7 @@ static int weft_vm_bind_sync(struct drm_device *ddev, struct drm_file *file,
 	if (ret)
 		goto out;
 
-	ret = weft_wait_in_syncs(file, &args->in_syncs);
+	ret = weft_prepare_in_syncs(file, NULL, &args->in_syncs);
 	if (!ret && args->ops.count)
 		ret = weft_vm_wait_idle(vm, DMA_RESV_USAGE_KERNEL, true);
 	if (ret)
@@ -575,7 +552,7 @@ static int weft_vm_bind_async(struct drm_device *ddev, struct drm_file *file,
 			goto out;
 	}
 
-	ret = weft_submit_prepare_in_syncs(file, &job->base, &args->in_syncs);
+	ret = weft_prepare_in_syncs(file, &job->base, &args->in_syncs);
 	if (ret)
 		goto out;
 	ret = weft_submit_prepare_out_syncs(file, &sjob, &args->out_syncs);
@@ -719,8 +696,8 @@ static int weft_ioctl_submit(struct drm_device *ddev, void *data,
 			goto out_cleanup;
 		}
 
-		ret = weft_submit_prepare_in_syncs(file, &sjobs[i].job->base,
-						   &jobs[i].in_syncs);
+		ret = weft_prepare_in_syncs(file, &sjobs[i].job->base,
+					    &jobs[i].in_syncs);
 		if (ret)
 			goto out_cleanup;
 

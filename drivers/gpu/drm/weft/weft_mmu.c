@@ -3,6 +3,7 @@
 
 #include <linux/dma-mapping.h>
 #include <linux/dma-resv.h>
+#include <linux/highmem.h>
 #include <linux/scatterlist.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -682,6 +683,41 @@ int weft_vm_bind_op(struct weft_vm *vm, struct drm_file *file,
 		ret = weft_vm_op_exec(vm, ctx);
 	weft_vm_op_cleanup(vm, ctx);
 	return ret;
+}
+
+/**
+ * weft_vm_read() - Copy GPU memory of a VM, for a capture.
+ * @vm: The VM.
+ * @va: GPU VA of the first byte.
+ * @buf: Where to copy.
+ * @len: Bytes wanted; the copy stops at the end of @va's page or mapping.
+ *
+ * Neither allocates nor waits: the pages of a mapped buffer are pinned.
+ *
+ * Return: Bytes copied, 0 if @va is not mapped.
+ */
+size_t weft_vm_read(struct weft_vm *vm, u64 va, void *buf, size_t len)
+{
+	struct drm_gem_shmem_object *shmem;
+	struct drm_gpuva *gva;
+	u64 offset;
+	void *vaddr;
+
+	len = min_t(u64, len, PAGE_SIZE - offset_in_page(va));
+	mutex_lock(&vm->op_lock);
+	gva = drm_gpuva_find_first(&vm->base, va, 1);
+	if (!gva || !gva->gem.obj) {
+		mutex_unlock(&vm->op_lock);
+		return 0;
+	}
+	len = min_t(u64, len, gva->va.addr + gva->va.range - va);
+	offset = va - gva->va.addr + gva->gem.offset;
+	shmem = to_drm_gem_shmem_obj(gva->gem.obj);
+	vaddr = kmap_local_page(shmem->pages[offset >> PAGE_SHIFT]);
+	memcpy(buf, vaddr + offset_in_page(offset), len);
+	kunmap_local(vaddr);
+	mutex_unlock(&vm->op_lock);
+	return len;
 }
 
 /**

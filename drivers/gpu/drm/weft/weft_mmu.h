@@ -113,6 +113,7 @@ int weft_bind_job_add_op(struct weft_bind_job *job, struct drm_file *file,
 void weft_bind_job_free_unarmed(struct weft_bind_job *job);
 struct seq_file;
 void weft_vm_debugfs_show(struct weft_vm *vm, struct seq_file *m);
+size_t weft_vm_read(struct weft_vm *vm, u64 va, void *buf, size_t len);
 struct dma_resv *weft_vm_resv(struct weft_vm *vm);
 
 static inline struct weft_vm *weft_vm_get(struct weft_vm *vm)

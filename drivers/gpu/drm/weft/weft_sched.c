@@ -276,6 +276,31 @@ static __printf(2, 3) void weft_capture_printf(struct weft_hwq *hwq,
 	va_end(args);
 }
 
+/* Dwords of the culprit's batch a capture shows. */
+#define WEFT_CAPTURE_BATCH_DWORDS	64
+
+/* Appends the first dwords of @job's batch, read through its VM. */
+static void weft_capture_batch(struct weft_hwq *hwq, struct weft_job *job)
+{
+	u32 dw[WEFT_CAPTURE_BATCH_DWORDS];
+	u32 want = min_t(u32, job->batch_size, sizeof(dw));
+	size_t got = 0, n;
+	u32 i;
+
+	while (got < want) {
+		n = weft_vm_read(job->vm, job->batch_va + got, (u8 *)dw + got,
+				 want - got);
+		if (!n)
+			break;
+		got += n;
+	}
+	if (got < want)
+		weft_capture_printf(hwq, "batch: unmapped at 0x%llx\n",
+				    job->batch_va + got);
+	for (i = 0; i < got / 4; i++)
+		weft_capture_printf(hwq, "batch[%u]: 0x%08x\n", i, dw[i]);
+}
+
 /*
  * Writes what is known of a failing job to @capture: the error, the
  * fault block, the culprit and the ring around the device's HEAD. Called
@@ -301,12 +326,14 @@ static void weft_hwq_capture(struct weft_hwq *hwq, struct weft_job *culprit,
 			    wdev->fault.seq, wdev->fault.addr,
 			    wdev->fault.info);
 	spin_unlock_irqrestore(&wdev->fault.lock, flags);
-	if (culprit)
+	if (culprit) {
 		weft_capture_printf(hwq,
 				    "culprit: ctx %u queue %u seqno %llu batch 0x%llx size %u\n",
 				    culprit->vm->ctx_id, culprit->queue->id,
 				    culprit->seqno, culprit->batch_va,
 				    culprit->batch_size);
+		weft_capture_batch(hwq, culprit);
+	}
 	weft_capture_printf(hwq, "ring: 0x%llx head %u tail %u status %u fence %llu\n",
 			    (u64)hwq->ring_dma, head, hwq->tail,
 			    weft_hwq_read_reg(hwq, WEFT_Q_STATUS),

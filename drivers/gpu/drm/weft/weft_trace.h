@@ -29,19 +29,31 @@ TRACE_EVENT(weft_job_submit,
 		      __entry->batch_va, __entry->batch_size)
 );
 
-TRACE_EVENT(weft_job_complete,
-	    TP_PROTO(u32 hwq, u32 ctx_id, u64 seqno, int error),
-	    TP_ARGS(hwq, ctx_id, seqno, error),
-	    TP_STRUCT__entry(__field(u32, hwq)
-			     __field(u32, ctx_id)
-			     __field(u64, seqno)
-			     __field(int, error)),
-	    TP_fast_assign(__entry->hwq = hwq;
-			   __entry->ctx_id = ctx_id;
-			   __entry->seqno = seqno;
-			   __entry->error = error;),
-	    TP_printk("hwq=%u ctx=%u seqno=%llu error=%d", __entry->hwq,
-		      __entry->ctx_id, __entry->seqno, __entry->error)
+DECLARE_EVENT_CLASS(weft_job_error,
+		    TP_PROTO(u32 hwq, u32 ctx_id, u64 seqno, int error),
+		    TP_ARGS(hwq, ctx_id, seqno, error),
+		    TP_STRUCT__entry(__field(u32, hwq)
+				     __field(u32, ctx_id)
+				     __field(u64, seqno)
+				     __field(int, error)),
+		    TP_fast_assign(__entry->hwq = hwq;
+				   __entry->ctx_id = ctx_id;
+				   __entry->seqno = seqno;
+				   __entry->error = error;),
+		    TP_printk("hwq=%u ctx=%u seqno=%llu error=%d", __entry->hwq,
+			      __entry->ctx_id, __entry->seqno, __entry->error)
+);
+
+/* A job's hardware fence signalled, with @error or 0. */
+DEFINE_EVENT(weft_job_error, weft_job_complete,
+	     TP_PROTO(u32 hwq, u32 ctx_id, u64 seqno, int error),
+	     TP_ARGS(hwq, ctx_id, seqno, error)
+);
+
+/* A hardware queue was reset for the job @seqno of context @ctx_id. */
+DEFINE_EVENT(weft_job_error, weft_reset,
+	     TP_PROTO(u32 hwq, u32 ctx_id, u64 seqno, int error),
+	     TP_ARGS(hwq, ctx_id, seqno, error)
 );
 
 TRACE_EVENT(weft_fault,
@@ -55,22 +67,6 @@ TRACE_EVENT(weft_fault,
 			   __entry->info = info;),
 	    TP_printk("hwq=%u addr=0x%llx info=0x%x", __entry->hwq,
 		      __entry->addr, __entry->info)
-);
-
-TRACE_EVENT(weft_reset,
-	    TP_PROTO(u32 hwq, u32 ctx_id, u64 seqno, int error),
-	    TP_ARGS(hwq, ctx_id, seqno, error),
-	    TP_STRUCT__entry(__field(u32, hwq)
-			     __field(u32, ctx_id)
-			     __field(u64, seqno)
-			     __field(int, error)),
-	    TP_fast_assign(__entry->hwq = hwq;
-			   __entry->ctx_id = ctx_id;
-			   __entry->seqno = seqno;
-			   __entry->error = error;),
-	    TP_printk("hwq=%u guilty ctx=%u seqno=%llu error=%d",
-		      __entry->hwq, __entry->ctx_id, __entry->seqno,
-		      __entry->error)
 );
 
 #endif /* __WEFT_TRACE_H__ */
