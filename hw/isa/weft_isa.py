@@ -478,7 +478,7 @@ INSTRS += [
 FCMP = [('eq', 'a == b', 'ordered equal'), ('ne', '!(a != a) && !(b != b) && a != b', 'ordered not equal'),
         ('lt', 'a < b', 'ordered less'), ('le', 'a <= b', 'ordered less or equal'),
         ('gt', 'a > b', 'ordered greater'), ('ge', 'a >= b', 'ordered greater or equal'),
-        ('equ', '!(a != b)', 'unordered or equal'), ('neu', 'a != b', 'unordered or not equal'),
+        ('equ', '!(a < b) && !(a > b)', 'unordered or equal'), ('neu', 'a != b', 'unordered or not equal'),
         ('ltu', '!(a >= b)', 'unordered or less'), ('leu', '!(a > b)', 'unordered or less or equal'),
         ('gtu', '!(a <= b)', 'unordered or greater'), ('geu', '!(a < b)', 'unordered or greater or equal'),
         ('ord', 'a == a && b == b', 'neither is NaN'), ('unord', 'a != a || b != b', 'either is NaN')]

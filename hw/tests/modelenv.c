@@ -189,7 +189,9 @@ uint32_t env_dispatch(struct env *e, unsigned q, const struct env_dispatch *d)
 	uint64_t va = env_buf(e, 4096, WEFT_PTE_VALID, (void **)&b);
 	static uint64_t seq = 1;
 
-	b[0] = CMD(WEFT_CMD_DISPATCH, WEFT_CMD_DISPATCH_LEN);
+	unsigned n = d->scratch ? WEFT_CMD_DISPATCH_SCRATCH_LEN : WEFT_CMD_DISPATCH_LEN;
+
+	b[0] = d->scratch ? CMD(WEFT_CMD_DISPATCH_SCRATCH, n) : CMD(WEFT_CMD_DISPATCH, n);
 	b[1] = (uint32_t)d->code_va;
 	b[2] = (uint32_t)(d->code_va >> 32);
 	b[3] = (uint32_t)d->args_va;
@@ -201,8 +203,9 @@ uint32_t env_dispatch(struct env *e, unsigned q, const struct env_dispatch *d)
 		b[12 + i] = d->goff[i];
 	}
 	b[15] = d->slm;
-	b[16] = CMD(WEFT_CMD_END, 1);
-	env_submit_batch(e, q, va, 17 * 4, ++seq);
+	b[16] = d->scratch;
+	b[n] = CMD(WEFT_CMD_END, 1);
+	env_submit_batch(e, q, va, (n + 1) * 4, ++seq);
 	if (env_qreg(e, q, WEFT_Q_STATUS) == WEFT_Q_STATUS_ERROR)
 		return env_qreg(e, q, WEFT_Q_ERROR_CODE);
 	if (env_fence(e) != seq)

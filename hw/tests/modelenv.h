@@ -60,6 +60,7 @@ uint64_t env_fence(struct env *e);
 struct env_dispatch {
 	uint64_t code_va, args_va;
 	uint32_t simd, gsize[3], lsize[3], goff[3], slm;
+	uint32_t scratch;	/* nonzero: DISPATCH_SCRATCH with these private bytes per item */
 };
 /* Assembles @src into a fresh executable buffer; returns its VA (0 on error, printed). */
 uint64_t env_code(struct env *e, const char *src);

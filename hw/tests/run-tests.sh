@@ -47,6 +47,7 @@ check() {
 
 run "$BUILD/tests/test_isa" "$SRC/tests/golden"
 run "$BUILD/tests/test_alu"
+run "$BUILD/tests/test_exec"
 run "$BUILD/tests/test_model"
 run "$BUILD/tests/test_server" "$BUILD/weft-model-server"
 

@@ -26,7 +26,12 @@ static const uint64_t edge[NV] = {
 };
 #define N (NV * NV + 7)		/* pairs of edge values plus a few random */
 
-static const char *types[] = { "u32", "s32", "u64", "s64" };
+static const char *types[] = { "u32", "s32", "u64", "s64", "u8", "s8", "u16", "s16" };
+
+static unsigned tbits(const char *t)
+{
+	return (unsigned)atoi(t + 1);
+}
 
 static uint64_t sx(uint64_t v, unsigned bits)
 {
@@ -55,8 +60,8 @@ static uint64_t ref(const char *op, unsigned w, int s, uint64_t a, uint64_t b, u
 	if (!strcmp(op, "mul")) return (ua * ub) & m;
 	if (!strcmp(op, "mad")) return (ua * ub + c) & m;
 	if (!strcmp(op, "mul_hi")) {
-		if (w == 32)
-			return (s ? (uint64_t)((sa * sb) >> 32) : (ua * ub) >> 32) & m;
+		if (w <= 32)
+			return (s ? (uint64_t)((sa * sb) >> w) : (ua * ub) >> w) & m;
 		return s ? (uint64_t)(((__int128)sa * sb) >> 64) : (uint64_t)(((unsigned __int128)ua * ub) >> 64);
 	}
 	if (!strcmp(op, "div")) {
@@ -72,15 +77,15 @@ static uint64_t ref(const char *op, unsigned w, int s, uint64_t a, uint64_t b, u
 	if (!strcmp(op, "add_sat")) {
 		if (!s) return ua + ub > m || ua + ub < ua ? m : ua + ub;
 		__int128 r = (__int128)sa + sb;
-		__int128 mx = w == 64 ? (__int128)INT64_MAX : (__int128)INT32_MAX;
-		__int128 mn = w == 64 ? (__int128)INT64_MIN : (__int128)INT32_MIN;
+		__int128 mx = ((__int128)1 << (w - 1)) - 1;
+		__int128 mn = -((__int128)1 << (w - 1));
 		return (uint64_t)(r > mx ? mx : r < mn ? mn : r) & m;
 	}
 	if (!strcmp(op, "sub_sat")) {
 		if (!s) return ua > ub ? ua - ub : 0;
 		__int128 r = (__int128)sa - sb;
-		__int128 mx = w == 64 ? (__int128)INT64_MAX : (__int128)INT32_MAX;
-		__int128 mn = w == 64 ? (__int128)INT64_MIN : (__int128)INT32_MIN;
+		__int128 mx = ((__int128)1 << (w - 1)) - 1;
+		__int128 mn = -((__int128)1 << (w - 1));
 		return (uint64_t)(r > mx ? mx : r < mn ? mn : r) & m;
 	}
 	if (!strcmp(op, "hadd") || !strcmp(op, "rhadd")) {
@@ -232,7 +237,7 @@ static void fill_inputs(void)
 static int run_one(const struct opdesc *o, const char *t, int imm, long long immv,
 		   unsigned simd, unsigned local)
 {
-	unsigned w = t[1] == '6' ? 64 : 32;
+	unsigned w = tbits(t);
 	int s = t[0] == 's';
 	uint64_t code = build(o, t, imm, immv);
 	struct env_dispatch d = { code, args_va, simd, { N, 1, 1 }, { local, 1, 1 } };
@@ -258,6 +263,9 @@ static int run_one(const struct opdesc *o, const char *t, int imm, long long imm
 		if (o->shift)
 			b &= 0xffffffff;
 		want = ref(o->name, w, s, a, b, c);
+		/* 8/16-bit results are zero- or sign-extended in their register. */
+		if (!o->cmp && w < 32 && s)
+			want = sx(want, w);
 		/* A 32-bit store leaves the upper half of the slot untouched. */
 		got = ow == 64 ? out[i] : out[i] & 0xffffffff;
 		want = ow == 64 ? want : want & 0xffffffff;
@@ -285,7 +293,7 @@ static void t_op(void)
 					 0x00000000ffffffffull, 0x8000000000000000ull,
 					 0xffffffffffffffffull, 0x7fffffffffffffffull, 5 };
 
-	for (int ti = 0; ti < 4; ti++) {
+	for (int ti = 0; ti < 8; ti++) {
 		for (int si = 0; si < 3; si++)
 			if (run_one(cur_op, types[ti], 0, 0, simds[si], locals[si]))
 				break;
@@ -528,7 +536,7 @@ int main(void)
 	fill_inputs();
 	for (unsigned i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
 		cur_op = &ops[i];
-		snprintf(name, sizeof(name), "alu: %s.{u32,s32,u64,s64} simd 8/16/32%s", ops[i].name,
+		snprintf(name, sizeof(name), "alu: %s.{u8..s64} simd 8/16/32%s", ops[i].name,
 			 ops[i].nsrc == 2 || i == 0 ? " reg+imm+lit" : "");
 		h_run(name, t_op);
 	}

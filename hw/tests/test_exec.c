@@ -1,0 +1,1357 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The execution model beyond the integer ALU, on the model, against C
+ * references: structured control flow with divergence, cross-lane
+ * operations on every type (partial sub-groups and inactive lanes
+ * excluded), shared local memory with barriers, global and local atomics
+ * across work-groups on several host threads, sub-group block and image
+ * block I/O, private (scratch) memory, the float ALU and rounding
+ * conversions.  Every kernel runs at SIMD 8, 16 and 32.
+ */
+#include <fenv.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "modelenv.h"
+
+static struct env *E;
+static uint64_t args_va, in_va, in2_va, out_va, aux_va;
+static uint64_t *args, *in, *in2, *out, *aux;
+
+#define NMAX 4096
+static const unsigned simds[] = { 8, 16, 32 };
+
+/* r2 = in, r4 = out, r14 = in2, r16 = aux; r10 = &in[gid], r12 = &out[gid], r18 = &in2[gid];
+ * r20:r21 = in[gid], r22:r23 = in2[gid], r30 = lane id. */
+#define PRO \
+	"\ts2r.u64 r0, sr.args\n" \
+	"\tld.global.u64 r2, [r0+0]\n" \
+	"\tld.global.u64 r4, [r0+8]\n" \
+	"\tld.global.u64 r14, [r0+16]\n" \
+	"\tld.global.u64 r16, [r0+24]\n" \
+	"\ts2r.u64 r6, sr.global_id.x\n" \
+	"\tshl.u64 r8, r6, 3\n" \
+	"\tadd.u64 r10, r2, r8\n" \
+	"\tadd.u64 r12, r4, r8\n" \
+	"\tadd.u64 r18, r14, r8\n" \
+	"\tld.global.u64 r20, [r10+0]\n" \
+	"\tld.global.u64 r22, [r18+0]\n" \
+	"\ts2r.u32 r30, sr.lane_id\n"
+
+static uint64_t sx(uint64_t v, unsigned bits)
+{
+	if (bits >= 64)
+		return v;
+	v &= (1ull << bits) - 1;
+	return (v >> (bits - 1)) & 1 ? v | ~((1ull << bits) - 1) : v;
+}
+
+static uint64_t zx(uint64_t v, unsigned bits)
+{
+	return bits >= 64 ? v : v & ((1ull << bits) - 1);
+}
+
+static uint32_t run(const char *src, unsigned simd, unsigned g, unsigned l, unsigned slm,
+		    unsigned scratch)
+{
+	uint64_t code = env_code(E, src);
+	struct env_dispatch d = { code, args_va, simd, { g, 1, 1 }, { l, 1, 1 }, { 0, 0, 0 }, slm,
+				  scratch };
+	uint32_t err;
+
+	if (!code)
+		return 0xbad;
+	err = env_dispatch(E, 0, &d);
+	if (err)
+		env_reset_queue(E, 0);
+	return err;
+}
+
+static uint64_t rnd64(void)
+{
+	return h_rand();
+}
+
+/* ---- control flow ---- */
+
+static uint32_t ref_cf(uint32_t x)
+{
+	uint32_t y, s = 0, n = x & 7;
+
+	if (x & 1) {
+		y = x * 3;
+	} else {
+		y = x + 100;
+		if (x & 2)
+			y ^= 0xff;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		if (i & 1)
+			continue;
+		for (uint32_t j = 0;; j++) {	/* inner loop: break from inside an if */
+			if (j == i)
+				break;
+			s += 1000;
+		}
+		s += i;
+	}
+	return y + (s << 8) + (5u << 28);
+}
+
+static void t_control_flow(void)
+{
+	static const char *src = PRO
+		"\tand.u32 r40, r20, 1\n"
+		"\tif r40, e1\n"
+		"\tmul.u32 r24, r20, 3\n"
+		"e1:\telse n1\n"
+		"\tadd.u32 r24, r20, 100\n"
+		"\tand.u32 r41, r20, 2\n"
+		"\tif r41, n2\n"
+		"\txor.u32 r24, r24, 0xff\n"
+		"n2:\tendif\n"
+		"n1:\tendif\n"
+		"\tmov.u32 r42, 0\n"		/* i */
+		"\tmov.u32 r43, 0\n"		/* s */
+		"\tand.u32 r44, r20, 7\n"	/* n */
+		"\tloop l1\n"
+		"\tset.ge.u32 r45, r42, r44\n"
+		"\tbreak r45\n"
+		"\tand.u32 r46, r42, 1\n"
+		"\tadd.u32 r42, r42, 1\n"
+		"\tif r46, m1\n"
+		"\tcont r46\n"
+		"\tmov.u32 r43, 0xdead\n"	/* never: every lane continued */
+		"m1:\tendif\n"
+		"\tsub.u32 r47, r42, 1\n"
+		"\tmov.u32 r48, 0\n"		/* j */
+		"\tloop l2\n"
+		"\tset.eq.u32 r49, r48, r47\n"
+		"\tif r49, k1\n"
+		"\tbreak r49\n"
+		"k1:\tendif\n"
+		"\tadd.u32 r43, r43, 1000\n"
+		"\tadd.u32 r48, r48, 1\n"
+		"l2:\tendloop\n"
+		"\tadd.u32 r43, r43, r47\n"
+		"l1:\tendloop\n"
+		"\tshl.u32 r43, r43, 8\n"
+		"\tadd.u32 r24, r24, r43\n"
+		/* a uniform loop: bra.any */
+		"\tmov.u32 r50, 0\n"
+		"top:\tadd.u32 r50, r50, 1\n"
+		"\tset.lt.u32 r51, r50, 5\n"
+		"\tbra.any r51, top\n"
+		"\tshl.u32 r50, r50, 28\n"
+		"\tadd.u32 r24, r24, r50\n"
+		"\tst.global.u32 [r12+0], r24\n"
+		"\tend\n";
+
+	for (int si = 0; si < 3; si++) {
+		unsigned n = 1000;
+
+		for (unsigned i = 0; i < n; i++)
+			in[i] = rnd64();
+		memset(out, 0, n * 8);
+		CHECK_EQ(run(src, simds[si], n, 77, 0, 0), 0);
+		for (unsigned i = 0; i < n; i++) {
+			if ((uint32_t)out[i] != ref_cf((uint32_t)in[i])) {
+				CHECK(0, "simd %u item %u: x=0x%x got 0x%x want 0x%x", simds[si], i,
+				      (uint32_t)in[i], (uint32_t)out[i], ref_cf((uint32_t)in[i]));
+				break;
+			}
+		}
+	}
+}
+
+static void t_cf_malformed(void)
+{
+	/* endif without if, break outside a loop, nesting too deep: BAD_INSTRUCTION. */
+	static const char *bad[] = {
+		"\tendif\n\tend\n",
+		"\tmov.u32 r1, 1\n\tbreak r1\n\tend\n",
+		"\tendloop\n\tend\n",
+		"\tmov.u32 r1, 0\n\tif r1, x\nx:\telse y\n\telse y\ny:\tendif\n\tend\n",
+		"\tmov.u32 r1, 1\nt:\tloop x\n\tbra t\nx:\tendloop\n\tend\n",
+	};
+
+	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		CHECK(run(bad[i], 8 << (i % 3), 40, 40, 0, 0) == WEFT_QERR_BAD_INSTRUCTION, "case %u", i);
+	/* if with no lane true skips its body; else with none skips too. */
+	CHECK_EQ(run(PRO "\tmov.u32 r1, 0\n\tmov.u32 r24, 7\n\tif r1, a\n\tbreak r1\n"
+		     "a:\telse b\n\tmov.u32 r24, 9\nb:\tendif\n\tst.global.u32 [r12+0], r24\n\tend\n",
+		     16, 20, 20, 0, 0), 0);
+	CHECK_EQ(out[19] & 0xffffffff, 9);
+}
+
+/* ---- cross-lane ---- */
+
+struct tinfo {
+	const char *name;
+	unsigned bits;
+	char kind;
+};
+static const struct tinfo T[] = {
+	{ "u8", 8, 'u' }, { "s8", 8, 's' }, { "u16", 16, 'u' }, { "s16", 16, 's' },
+	{ "u32", 32, 'u' }, { "s32", 32, 's' }, { "u64", 64, 'u' }, { "s64", 64, 's' },
+	{ "f16", 16, 'f' }, { "f32", 32, 'f' }, { "f64", 64, 'f' },
+};
+
+static uint64_t norm(uint64_t v, const struct tinfo *t)
+{
+	if (t->kind == 'f')
+		return zx(v, t->bits);
+	return t->kind == 's' ? sx(v, t->bits) : zx(v, t->bits);
+}
+
+static double fval(uint64_t v, unsigned bits)
+{
+	if (bits == 16) {
+		_Float16 h;
+		uint16_t x = (uint16_t)v;
+
+		memcpy(&h, &x, 2);
+		return h;
+	}
+	if (bits == 32) {
+		float f;
+		uint32_t x = (uint32_t)v;
+
+		memcpy(&f, &x, 4);
+		return f;
+	}
+	{
+		double d;
+
+		memcpy(&d, &v, 8);
+		return d;
+	}
+}
+
+static uint64_t fbits(double d, unsigned bits)
+{
+	if (bits == 16) {
+		_Float16 h = (_Float16)d;
+		uint16_t x;
+
+		memcpy(&x, &h, 2);
+		return x;
+	}
+	if (bits == 32) {
+		float f = (float)d;
+		uint32_t x;
+
+		memcpy(&x, &f, 4);
+		return x;
+	}
+	{
+		uint64_t x;
+
+		memcpy(&x, &d, 8);
+		return x;
+	}
+}
+
+/* Reference combine, written independently: in the precision of the type. */
+static uint64_t comb(const char *op, const struct tinfo *t, uint64_t a, uint64_t b)
+{
+	if (t->kind == 'f') {
+		double x = fval(a, t->bits), y = fval(b, t->bits), r;
+
+		if (!strcmp(op, "add"))
+			r = x + y;
+		else if (!strcmp(op, "mul"))
+			r = x * y;
+		else if (isnan(x))
+			r = y;
+		else if (isnan(y))
+			r = x;
+		else if (x == y)
+			r = (!strcmp(op, "min")) == !!signbit(x) ? x : y;
+		else
+			r = (!strcmp(op, "min")) == (x < y) ? x : y;
+		/* f16 / f32 results of + and * round once from the exact double result. */
+		return fbits(r, t->bits);
+	}
+	if (!strcmp(op, "add")) return norm(a + b, t);
+	if (!strcmp(op, "mul")) return norm(a * b, t);
+	if (!strcmp(op, "and")) return a & b;
+	if (!strcmp(op, "or")) return a | b;
+	if (!strcmp(op, "xor")) return a ^ b;
+	{
+		int lt = t->kind == 's' ? (int64_t)a < (int64_t)b : a < b;
+
+		return (!strcmp(op, "min")) == lt ? a : b;
+	}
+}
+
+static uint64_t ident(const char *op, const struct tinfo *t)
+{
+	if (!strcmp(op, "add") || !strcmp(op, "or") || !strcmp(op, "xor"))
+		return 0;
+	if (!strcmp(op, "and"))
+		return norm(~0ull, t);
+	if (!strcmp(op, "mul"))
+		return t->kind == 'f' ? fbits(1.0, t->bits) : 1;
+	if (t->kind == 'f')
+		return fbits(!strcmp(op, "min") ? INFINITY : -INFINITY, t->bits);
+	if (!strcmp(op, "min"))
+		return t->kind == 's' ? norm(~0ull >> (65 - t->bits), t) : norm(~0ull, t);
+	return t->kind == 's' ? sx(1ull << (t->bits - 1), t->bits) : 0;
+}
+
+static uint64_t rand_val(const struct tinfo *t)
+{
+	static const double fe[] = { 0.0, -0.0, 1.0, -1.5, 0.1, 3.0, 1e-40, NAN, INFINITY, -2.5,
+				     65504.0, 1e-7, 0.5, 7.0 };
+	uint64_t r = rnd64();
+
+	if (t->kind == 'f') {
+		if (r % 3)
+			return fbits(fe[(r >> 8) % (sizeof(fe) / sizeof(fe[0]))], t->bits);
+		return fbits((double)(int64_t)(r >> 40) / 64.0, t->bits);
+	}
+	if (r % 4 == 0)
+		r = r % 7;	/* small values: products stay interesting */
+	return norm(r, t);
+}
+
+static int same(uint64_t got, uint64_t want, const struct tinfo *t)
+{
+	unsigned b = t->bits < 32 ? 32 : t->bits;
+
+	got = zx(got, b);
+	want = zx(want, b);
+	if (t->kind == 'f' && isnan(fval(got, t->bits)) && isnan(fval(want, t->bits)))
+		return 1;
+	return got == want;
+}
+
+#define SENT 0x5a5a5a5a5a5a5a5aull
+
+/*
+ * One cross-lane instruction on type t: lanes with in2 odd are active (an
+ * if), a = in, c = in[gid ^ 1] (a neighbour's value loaded per lane), b =
+ * in2 >> 8 (index / delta).  g items in groups of l.
+ */
+static void xlane_case(const char *line, const struct tinfo *t, unsigned simd, unsigned g, unsigned l,
+		       uint64_t (*refl)(unsigned, const uint64_t *, const uint64_t *, const uint32_t *,
+					uint32_t, unsigned, const char *, const struct tinfo *),
+		       const char *op)
+{
+	char src[4096];
+	unsigned regs = t->bits == 64 ? 2 : 1;
+
+	(void)regs;
+	snprintf(src, sizeof(src), PRO
+		 "\tld.global.u64 r26, [r10+%d]\n"	/* placeholder for c: in[gid^1] below */
+		 "\txor.u64 r32, r6, 1\n"
+		 "\tshl.u64 r32, r32, 3\n"
+		 "\tadd.u64 r32, r2, r32\n"
+		 "\tld.global.u64 r26, [r32+0]\n"
+		 "\tshr.u32 r28, r22, 8\n"
+		 "\tmov.u64 r24, 0x%016llx\n"
+		 "\tand.u32 r29, r22, 1\n"
+		 "\tif r29, x\n"
+		 "\t%s\n"
+		 "x:\tendif\n"
+		 "\tst.global.u64 [r12+0], r24\n"
+		 "\tend\n", 0, (unsigned long long)SENT, line);
+	for (unsigned i = 0; i < g + 1; i++) {
+		in[i] = rand_val(t) | (t->bits < 64 ? (rnd64() & ~0ull) << t->bits : 0);
+		in[i] = t->bits < 32 ? (in[i] & 0xffffffff00000000ull) | (uint32_t)in[i] : in[i];
+		in2[i] = rnd64();
+	}
+	CHECK_EQ(run(src, simd, g, l, 0, 0), 0);
+	for (unsigned grp = 0; grp * l < g; grp++) {
+		unsigned n = g - grp * l < l ? g - grp * l : l;
+
+		for (unsigned sg = 0; sg * simd < n; sg++) {
+			unsigned base = grp * l + sg * simd, nl = n - sg * simd < simd ? n - sg * simd : simd;
+			uint64_t a[32], c[32];
+			uint32_t b[32], mask = 0;
+
+			for (unsigned k = 0; k < simd; k++) {
+				unsigned it = base + (k < nl ? k : 0);
+
+				a[k] = norm(in[it], t);
+				c[k] = norm(in[it ^ 1], t);
+				b[k] = (uint32_t)in2[it] >> 8;
+				if (k < nl && (in2[it] & 1))
+					mask |= 1u << k;
+			}
+			for (unsigned k = 0; k < nl; k++) {
+				uint64_t got = out[base + k], want;
+
+				if (!((mask >> k) & 1)) {
+					CHECK(got == SENT, "%s simd %u: inactive lane %u written", line, simd, k);
+					continue;
+				}
+				want = refl(k, a, c, b, mask, simd, op, t);
+				if (want == SENT)	/* reads a lane that does not exist */
+					continue;
+				if (!same(got, want, t)) {
+					CHECK(0, "'%s' simd %u group %u sg %u lane %u (mask 0x%x): got 0x%llx want 0x%llx",
+					      line, simd, grp, sg, k, mask, (unsigned long long)got,
+					      (unsigned long long)want);
+					return;
+				}
+			}
+		}
+	}
+}
+
+static unsigned g_nl;	/* lanes that exist in the sub-group being checked */
+
+static uint64_t ref_red(unsigned k, const uint64_t *a, const uint64_t *c, const uint32_t *b,
+			uint32_t mask, unsigned simd, const char *op, const struct tinfo *t)
+{
+	/* op: "red.X", "iscan.X", "escan.X" */
+	const char *o = strchr(op, '.') + 1;
+	uint64_t acc = ident(o, t);
+	int any = 0;
+
+	(void)c; (void)b; (void)simd;
+	for (unsigned j = 0; j < 32; j++) {
+		if (!((mask >> j) & 1))
+			continue;
+		if (op[0] == 'i' && j > k)
+			break;
+		if (op[0] == 'e' && j >= k)
+			break;
+		acc = any ? comb(o, t, acc, a[j]) : a[j];
+		any = 1;
+	}
+	return acc;
+}
+
+static uint64_t ref_shfl(unsigned k, const uint64_t *a, const uint64_t *c, const uint32_t *b,
+			 uint32_t mask, unsigned simd, const char *op, const struct tinfo *t)
+{
+	int64_t j;
+	unsigned first = __builtin_ctz(mask);
+
+	(void)t;
+	if (!strcmp(op, "idx")) j = b[k] % simd;
+	else if (!strcmp(op, "xor")) j = (k ^ b[k]) % simd;
+	else if (!strcmp(op, "up")) j = (k - b[k]) & (simd - 1);
+	else if (!strcmp(op, "down")) j = (k + b[k]) & (simd - 1);
+	else if (!strcmp(op, "bcast")) j = b[first] % simd;
+	else if (!strcmp(op, "up2") || !strcmp(op, "down2")) {
+		uint32_t d = b[k] & 63;
+
+		j = op[0] == 'u' ? (int64_t)k - d : (int64_t)k + d;
+		if (j >= 0 && j < simd)
+			return j < g_nl ? a[j] : SENT;
+		j = op[0] == 'u' ? j + simd : j - simd;
+		if (j >= 0 && j < simd)
+			return j < g_nl ? c[j] : SENT;
+		return 0;
+	} else abort();
+	return j < g_nl ? a[j] : SENT;
+}
+
+static void t_reduce_scan(void)
+{
+	static const char *ops[] = { "add", "mul", "min", "max", "and", "or", "xor" };
+	static const char *kinds[] = { "red", "iscan", "escan" };
+
+	for (unsigned ti = 0; ti < 11; ti++)
+	for (unsigned oi = 0; oi < 7; oi++)
+	for (unsigned ki = 0; ki < 3; ki++) {
+		char line[64], op[32];
+		unsigned simd = simds[(ti + oi + ki) % 3];
+
+		if (T[ti].kind == 'f' && oi >= 4)
+			continue;
+		/* float add / mul in lane order: keep the values exact-ish? No: the
+		 * reference rounds at each step in the type, like the model. */
+		snprintf(line, sizeof(line), "%s.%s.%s r24, r20", kinds[ki], ops[oi], T[ti].name);
+		snprintf(op, sizeof(op), "%s.%s", kinds[ki], ops[oi]);
+		/* g = 3 groups of 2 sub-groups + 3 lanes: partial sub-groups */
+		g_nl = 32;
+		xlane_case(line, &T[ti], simd, 3 * (2 * simd + 3), 2 * simd + 3, ref_red, op);
+	}
+}
+
+/* The reference needs the number of existing lanes: xlane_case passes only
+ * whole sub-groups when g is a multiple of simd, so run shuffles that way. */
+static void t_shuffle(void)
+{
+	static const char *ops[] = { "idx", "xor", "up", "down", "up2", "down2", "bcast" };
+
+	for (unsigned ti = 0; ti < 11; ti++)
+	for (unsigned oi = 0; oi < 7; oi++)
+	for (unsigned form = 0; form < 2; form++) {
+		char line[96];
+		unsigned simd = simds[(ti + oi + form) % 3];
+		const char *tn = T[ti].name;
+
+		if (oi >= 4 && oi <= 5) {
+			if (form)
+				continue;
+			snprintf(line, sizeof(line), "and.u32 r28, r28, 63\n\tshfl.%s.%s r24, r20, r26, r28",
+				 ops[oi], tn);
+		} else if (form) {
+			/* an immediate: the reference sees b = 5 in every lane */
+			continue;
+		} else if (oi == 6) {
+			snprintf(line, sizeof(line), "bcast.%s r24, r20, r28", tn);
+		} else {
+			snprintf(line, sizeof(line), "shfl.%s.%s r24, r20, r28", ops[oi], tn);
+		}
+		g_nl = simd;
+		xlane_case(line, &T[ti], simd, 4 * simd, 2 * simd, ref_shfl, ops[oi]);
+	}
+}
+
+static uint64_t ref_vote(unsigned k, const uint64_t *a, const uint64_t *c, const uint32_t *b,
+			 uint32_t mask, unsigned simd, const char *op, const struct tinfo *t)
+{
+	uint32_t m = 0;
+
+	(void)k; (void)c; (void)simd; (void)t;
+	for (unsigned j = 0; j < 32; j++)
+		if ((mask >> j) & 1 && (b[j] & 0x10))
+			m |= 1u << j;
+	if (!strcmp(op, "ballot")) return m;
+	if (!strcmp(op, "any")) return m ? 0xffffffff : 0;
+	if (!strcmp(op, "all")) return m == mask ? 0xffffffff : 0;
+	{
+		int eq = 1;
+
+		for (unsigned j = 0; j < 32; j++)
+			if ((mask >> j) & 1)
+				eq &= a[j] == a[__builtin_ctz(mask)];
+		return eq ? 0xffffffff : 0;
+	}
+}
+
+static void t_vote(void)
+{
+	static const struct tinfo u32 = { "u32", 32, 'u' };
+
+	for (unsigned si = 0; si < 3; si++) {
+		unsigned simd = simds[si];
+
+		g_nl = 32;
+		xlane_case("and.u32 r31, r28, 0x10\n\tvote.any r24, r31", &u32, simd, 5 * simd + 3, 2 * simd + 1,
+			   ref_vote, "any");
+		xlane_case("and.u32 r31, r28, 0x10\n\tvote.all r24, r31", &u32, simd, 5 * simd + 3, 2 * simd + 1,
+			   ref_vote, "all");
+		xlane_case("and.u32 r31, r28, 0x10\n\tballot r24, r31", &u32, simd, 5 * simd + 3, 2 * simd + 1,
+			   ref_vote, "ballot");
+		/* vote.eq: mostly equal values */
+		xlane_case("and.u32 r20, r28, 0x1000\n\tvote.eq.u32 r24, r20", &u32, simd, 5 * simd + 3,
+			   2 * simd + 1, ref_vote, "eq");
+	}
+}
+
+static void t_vote_eq_ref_fix(void) {}
+
+/* ---- SLM and barriers ---- */
+
+static void t_slm_reduction(void)
+{
+	/* A local-memory tree reduction: a uniform loop of barriers with a
+	 * divergent if inside; each group's sum goes to out[group]. */
+	static const char *src =
+		"\ts2r.u64 r0, sr.args\n"
+		"\tld.global.u64 r2, [r0+0]\n"
+		"\tld.global.u64 r4, [r0+8]\n"
+		"\ts2r.u64 r6, sr.global_id.x\n"
+		"\tshl.u64 r8, r6, 3\n"
+		"\tadd.u64 r10, r2, r8\n"
+		"\tld.global.u32 r20, [r10+0]\n"
+		"\ts2r.u32 r31, sr.local_linear_id\n"
+		"\tshl.u32 r32, r31, 2\n"
+		"\tst.local.u32 [r32+0], r20\n"
+		"\ts2r.u32 r33, sr.local_size.x\n"
+		"\tshr.u32 r33, r33, 1\n"		/* stride */
+		"\tbar\n"
+		"top:\tset.lt.u32 r34, r31, r33\n"
+		"\tif r34, skip\n"
+		"\tshl.u32 r35, r33, 2\n"
+		"\tadd.u32 r35, r35, r32\n"
+		"\tld.local.u32 r36, [r35+0]\n"
+		"\tld.local.u32 r37, [r32+0]\n"
+		"\tadd.u32 r37, r37, r36\n"
+		"\tst.local.u32 [r32+0], r37\n"
+		"skip:\tendif\n"
+		"\tbar\n"
+		"\tshr.u32 r33, r33, 1\n"
+		"\tset.ne.u32 r34, r33, 0\n"
+		"\tbra.any r34, top\n"
+		"\tset.eq.u32 r34, r31, 0\n"
+		"\tif r34, done\n"
+		"\tld.local.u32 r38, [r32+0]\n"
+		"\ts2r.u64 r40, sr.group_id.x\n"
+		"\tshl.u64 r40, r40, 3\n"
+		"\tadd.u64 r40, r4, r40\n"
+		"\tst.global.u32 [r40+0], r38\n"
+		"done:\tendif\n"
+		"\tend\n";
+	static const unsigned locals[] = { 64, 256, 1024 };
+
+	for (int si = 0; si < 3; si++) {
+		unsigned l = locals[si], g = (NMAX / l < 8 ? NMAX / l : 8) * l;
+
+		for (unsigned i = 0; i < g; i++)
+			in[i] = rnd64() & 0xffff;
+		memset(out, 0, 8 * 8);
+		CHECK_EQ(run(src, simds[si], g, l, 4 * l, 0), 0);
+		for (unsigned grp = 0; grp < g / l; grp++) {
+			uint32_t s = 0;
+
+			for (unsigned i = 0; i < l; i++)
+				s += (uint32_t)in[grp * l + i];
+			CHECK(out[grp] == s, "simd %u local %u group %u: got %llu want %u", simds[si], l, grp,
+			      (unsigned long long)out[grp], s);
+		}
+	}
+}
+
+static void t_slm_types(void)
+{
+	/* Each item stores to its SLM slot, barrier, loads the mirrored item's
+	 * slot (another sub-group): every width, vector forms. */
+	static const struct { const char *st, *ld; unsigned size; } f[] = {
+		{ "st.local.u8", "ld.local.s8", 1 }, { "st.local.u16", "ld.local.u16", 2 },
+		{ "st.local.u32", "ld.local.u32", 4 }, { "st.local.u64", "ld.local.u64", 8 },
+		{ "st.local.v2.u64", "ld.local.v2.u64", 16 }, { "st.local.v4.u32", "ld.local.v4.u32", 16 },
+	};
+
+	for (unsigned k = 0; k < 6; k++)
+	for (unsigned si = 0; si < 3; si++) {
+		char src[2048];
+		unsigned l = 100, g = 300;
+
+		snprintf(src, sizeof(src), PRO
+			 "\tmov.u64 r24, r20\n\tmov.u64 r26, r22\n"
+			 "\ts2r.u32 r31, sr.local_linear_id\n"
+			 "\tmul.u32 r32, r31, %u\n"
+			 "\t%s [r32+0], r24\n"
+			 "\tbar\n"
+			 "\tsub.u32 r33, r31, 99\n\tneg.s32 r33, r33\n"
+			 "\tmul.u32 r33, r33, %u\n"
+			 "\tmov.u64 r40, 0\n\tmov.u64 r42, 0\n"
+			 "\t%s r40, [r33+0]\n"
+			 "\tst.global.u64 [r12+0], r40\n"
+			 "\tst.global.u64 [r18+0], r42\n"
+			 "\tend\n", f[k].size, f[k].st, f[k].size, f[k].ld);
+		for (unsigned i = 0; i < g; i++) {
+			in[i] = rnd64();
+			in2[i] = rnd64();
+		}
+		memcpy(aux, in2, g * 8);
+		CHECK_EQ(run(src, simds[si], g, l, l * 16, 0), 0);
+		for (unsigned i = 0; i < g; i++) {
+			unsigned m = (i / l) * l + (l - 1 - i % l);
+			uint64_t w0, w1 = 0;
+
+			switch (k) {
+			case 0: w0 = zx(sx(in[m], 8), 32); break;
+			case 1: w0 = zx(in[m], 16); break;
+			case 2: w0 = zx(in[m], 32); break;
+			case 3: w0 = in[m]; break;
+			case 4: w0 = in[m]; w1 = aux[m]; break;
+			default: w0 = in[m]; w1 = aux[m]; break;
+			}
+			if (out[i] != w0 || ((k >= 4) && in2[i] != w1)) {
+				CHECK(0, "%s simd %u item %u: got 0x%llx/0x%llx want 0x%llx/0x%llx", f[k].ld,
+				      simds[si], i, (unsigned long long)out[i], (unsigned long long)in2[i],
+				      (unsigned long long)w0, (unsigned long long)w1);
+				break;
+			}
+		}
+		memcpy(in2, aux, g * 8);
+	}
+	/* Past the SLM size: BAD_ACCESS. */
+	CHECK_EQ(run("\tmov.u32 r1, 56\n\tst.local.u64 [r1+0], r2\n\tend\n", 8, 8, 8, 64, 0), 0);
+	CHECK_EQ(run("\tmov.u32 r1, 60\n\tst.local.u64 [r1+0], r2\n\tend\n", 8, 8, 8, 66, 0),
+		 WEFT_QERR_BAD_ACCESS);
+	CHECK_EQ(run("\tmov.u32 r1, 0\n\tld.local.u32 r2, [r1-4]\n\tend\n", 8, 8, 8, 64, 0),
+		 WEFT_QERR_BAD_ACCESS);
+}
+
+/* ---- atomics ---- */
+
+static void t_atomics_global(void)
+{
+	static const char *ops[] = { "add", "sub", "min", "max", "and", "or", "xor", "inc", "dec" };
+	static const char *ty[] = { "u32", "s32", "u64", "s64" };
+	unsigned g = 4096;
+
+	for (unsigned ti = 0; ti < 4; ti++)
+	for (unsigned oi = 0; oi < 9; oi++) {
+		char src[2048];
+		int w64 = ty[ti][1] == '6', sg = ty[ti][0] == 's';
+		uint64_t init = rnd64(), acc, mask = w64 ? ~0ull : 0xffffffffull;
+		int inc = oi >= 7;
+
+		snprintf(src, sizeof(src), PRO
+			 "\tatom.global.%s.%s r24, [r16]%s\n"
+			 "\tst.global.%s [r12+0], r24\n"
+			 "\tend\n", ops[oi], ty[ti], inc ? "" : ", r20", w64 ? "u64" : "u32");
+		for (unsigned i = 0; i < g; i++)
+			in[i] = oi >= 2 && oi <= 3 ? rnd64() : rnd64() % 1000;
+		init &= mask;
+		aux[0] = init;
+		memset(out, 0, g * 8);
+		CHECK_EQ(run(src, simds[(ti + oi) % 3], g, 64, 0, 0), 0);
+		acc = init;
+		for (unsigned i = 0; i < g; i++) {
+			uint64_t v = in[i] & mask, a = acc;
+
+			switch (oi) {
+			case 0: a += v; break;
+			case 1: a -= v; break;
+			case 2: case 3: {
+				int lt = sg ? (w64 ? (int64_t)v < (int64_t)a : (int32_t)v < (int32_t)a) : v < a;
+
+				if ((oi == 2) == lt)
+					a = v;
+				break;
+			}
+			case 4: a &= v; break;
+			case 5: a |= v; break;
+			case 6: a ^= v; break;
+			case 7: a++; break;
+			default: a--; break;
+			}
+			acc = a & mask;
+		}
+		CHECK(aux[0] == acc, "atom.global.%s.%s: final 0x%llx want 0x%llx", ops[oi], ty[ti],
+		      (unsigned long long)aux[0], (unsigned long long)acc);
+		if (oi == 7) {
+			/* inc: the old values are a permutation of init .. init + g - 1 */
+			uint8_t *seen = calloc(g, 1);
+
+			for (unsigned i = 0; i < g; i++) {
+				uint64_t k = ((out[i] & mask) - init) & mask;
+
+				CHECK(k < g && !seen[k], "inc: old value 0x%llx twice or out of range",
+				      (unsigned long long)out[i]);
+				if (k < g)
+					seen[k] = 1;
+			}
+			free(seen);
+		}
+	}
+}
+
+static void t_atomics_xchg_cmpxchg(void)
+{
+	unsigned g = 2000;
+
+	/* cmpxchg on per-item slots: even items match, odd ones do not. */
+	for (unsigned w = 0; w < 2; w++) {
+		char src[1024];
+
+		snprintf(src, sizeof(src), PRO
+			 "\tand.u64 r26, r6, 1\n"
+			 "\tadd.u64 r26, r26, r6\n"		/* expected: gid + (gid & 1) */
+			 "\tatom.global.cmpxchg.%s r24, [r18], r26, r20\n"
+			 "\tst.global.%s [r12+0], r24\n"
+			 "\tend\n", w ? "u64" : "u32", w ? "u64" : "u32");
+		for (unsigned i = 0; i < g; i++) {
+			in[i] = rnd64();
+			in2[i] = i;
+		}
+		CHECK_EQ(run(src, simds[w], g, 50, 0, 0), 0);
+		for (unsigned i = 0; i < g; i++) {
+			uint64_t want = (i & 1) ? i : (w ? in[i] : (uint32_t)in[i]);
+
+			if ((w ? in2[i] : (uint32_t)in2[i]) != want || (uint32_t)out[i] != i) {
+				CHECK(0, "cmpxchg item %u: mem 0x%llx old 0x%llx", i,
+				      (unsigned long long)in2[i], (unsigned long long)out[i]);
+				break;
+			}
+		}
+	}
+	/* xchg: the old values plus the final value are the initial value plus every item's. */
+	{
+		uint64_t sum = 0, got = 0;
+
+		for (unsigned i = 0; i < g; i++) {
+			in[i] = i + 1;
+			sum += i + 1;
+		}
+		aux[0] = 0;
+		CHECK_EQ(run(PRO "\tatom.global.xchg.u32 r24, [r16], r20\n\tst.global.u32 [r12+0], r24\n\tend\n",
+			     16, g, 64, 0, 0), 0);
+		for (unsigned i = 0; i < g; i++)
+			got += (uint32_t)out[i];
+		got += (uint32_t)aux[0];
+		CHECK(got == sum, "xchg: sum %llu want %llu", (unsigned long long)got, (unsigned long long)sum);
+	}
+	/* misaligned: BAD_ACCESS */
+	CHECK_EQ(run(PRO "\tadd.u64 r16, r16, 2\n\tatom.global.add.u32 r24, [r16], r20\n\tend\n", 8, 8, 8, 0, 0),
+		 WEFT_QERR_BAD_ACCESS);
+}
+
+static void t_atomics_local(void)
+{
+	/* A work-group histogram in SLM, then items 0..15 write the bins out. */
+	static const char *src = PRO
+		"\ts2r.u32 r31, sr.local_linear_id\n"
+		"\tset.lt.u32 r32, r31, 16\n"
+		"\tshl.u32 r33, r31, 2\n"
+		"\tmov.u32 r34, 0\n"
+		"\tif r32, a\n"
+		"\tst.local.u32 [r33+0], r34\n"
+		"a:\tendif\n"
+		"\tbar\n"
+		"\tand.u32 r35, r20, 15\n"
+		"\tshl.u32 r35, r35, 2\n"
+		"\tatom.local.inc.u32 r36, [r35]\n"
+		"\tatom.local.max.s32 r37, [r33], r34\n"	/* 64 + lid: past the bins */
+		"\tbar\n"
+		"\tif r32, b\n"
+		"\tld.local.u32 r38, [r33+0]\n"
+		"\ts2r.u64 r40, sr.group_id.x\n"
+		"\tshl.u64 r40, r40, 4\n"
+		"\tcvt.u64.u32 r42, r31\n"
+		"\tadd.u64 r40, r40, r42\n"
+		"\tshl.u64 r40, r40, 3\n"
+		"\tadd.u64 r40, r4, r40\n"
+		"\tst.global.u32 [r40+0], r38\n"
+		"b:\tendif\n"
+		"\tend\n";
+
+	for (unsigned si = 0; si < 3; si++) {
+		unsigned l = 200, g = 5 * l;
+
+		for (unsigned i = 0; i < g; i++)
+			in[i] = rnd64();
+		memset(out, 0, 80 * 8);
+		CHECK_EQ(run(src, simds[si], g, l, 64 * 4 + 4 * 256, 0), 0);
+		for (unsigned grp = 0; grp < 5; grp++)
+		for (unsigned b = 0; b < 16; b++) {
+			uint32_t n = 0;
+
+			for (unsigned i = 0; i < l; i++)
+				n += (in[grp * l + i] & 15) == b;
+			CHECK(out[grp * 16 + b] == n, "simd %u group %u bin %u: %llu want %u", simds[si], grp,
+			      b, (unsigned long long)out[grp * 16 + b], n);
+		}
+	}
+}
+
+/* ---- block and image I/O ---- */
+
+static void t_block(void)
+{
+	static const char *ty[] = { "u8", "u16", "u32", "u64" };
+	static const unsigned sz[] = { 1, 2, 4, 8 };
+	uint8_t *src8 = (uint8_t *)in, *dst8 = (uint8_t *)aux;
+
+	for (unsigned ti = 0; ti < 4; ti++)
+	for (unsigned ni = 0; ni < 4; ni++)
+	for (unsigned si = 0; si < 3; si++) {
+		unsigned n = 1u << ni, simd = simds[si], size = sz[ti], regs = size == 8 ? 2 : 1;
+		unsigned l = 2 * simd + 5, g = 2 * l;	/* partial last sub-groups */
+		char src[2048], sfx[4] = "";
+
+		if (n > 1)
+			snprintf(sfx, sizeof(sfx), "%u", n);
+		/* base of the sub-group: in + (group * nsub + sg) * simd * n * size */
+		snprintf(src, sizeof(src),
+			 "\ts2r.u64 r0, sr.args\n"
+			 "\tld.global.u64 r2, [r0+0]\n"
+			 "\tld.global.u64 r4, [r0+24]\n"
+			 "\ts2r.u64 r6, sr.group_id.x\n"
+			 "\tmul.u64 r6, r6, 3\n"
+			 "\ts2r.u64 r8, sr.subgroup_id\n"
+			 "\tadd.u64 r6, r6, r8\n"
+			 "\tmul.u64 r6, r6, %u\n"
+			 "\tadd.u64 r8, r2, r6\n"
+			 "\tadd.u64 r10, r4, r6\n"
+			 "\tld.block%s.%s r100, [r8+0]\n"
+			 "\tst.block%s.%s [r10+0], r100\n"
+			 "\tend\n", simd * n * size, sfx, ty[ti], sfx, ty[ti]);
+		for (unsigned i = 0; i < NMAX; i++)
+			in[i] = rnd64();
+		memset(aux, 0xee, NMAX * 8);
+		CHECK_EQ(run(src, simd, g, l, 0, 0), 0);
+		(void)regs;
+		for (unsigned grp = 0; grp < 2; grp++)
+		for (unsigned sg = 0; sg < 3; sg++) {
+			unsigned nl = sg < 2 ? simd : 5;
+			size_t base = (size_t)(grp * 3 + sg) * simd * n * size;
+
+			for (unsigned i = 0; i < n; i++)
+			for (unsigned k = 0; k < simd; k++) {
+				size_t o = base + ((size_t)i * simd + k) * size;
+				int ok = k < nl ? !memcmp(dst8 + o, src8 + o, size) :
+						  dst8[o] == 0xee && dst8[o + size - 1] == 0xee;
+
+				if (!ok) {
+					CHECK(0, "block%u.%s simd %u group %u sg %u elem %u lane %u wrong", n,
+					      ty[ti], simd, grp, sg, i, k);
+					goto next;
+				}
+			}
+		}
+next:;
+	}
+}
+
+static void t_image(void)
+{
+	/* Image of 40 x 6 bytes, pitch 64, at aux; descriptor at in2.
+	 * The block origin (x, y) in bytes per sub-group comes from in[]. */
+	static const char *ty[] = { "u8", "u16", "u32" };
+	static const unsigned sz[] = { 1, 2, 4 };
+	uint8_t *img = (uint8_t *)aux;
+
+	for (unsigned ti = 0; ti < 3; ti++)
+	for (unsigned ni = 0; ni < 4; ni++)
+	for (unsigned si = 0; si < 3; si++) {
+		unsigned n = 1u << ni, simd = simds[si], size = sz[ti];
+		static const int org[][2] = { { -4, -1 }, { 8, 3 }, { 36, 0 }, { 0, 5 } };
+		char src[2048], sfx[4] = "";
+		uint32_t *desc = (uint32_t *)in2;
+
+		if (n > 1)
+			snprintf(sfx, sizeof(sfx), "%u", n);
+		for (unsigned o = 0; o < 4; o++) {
+			int x = org[o][0], y = org[o][1];
+
+			snprintf(src, sizeof(src),
+				 "\ts2r.u64 r0, sr.args\n"
+				 "\tld.global.u64 r2, [r0+16]\n"	/* descriptor */
+				 "\tld.global.u64 r4, [r0+8]\n"	/* out */
+				 "\tmov.s32 r6, %d\n\tmov.s32 r7, %d\n"
+				 "\tld.img%s.%s r100, [r2], r6\n"
+				 "\ts2r.u64 r8, sr.lane_id\n"
+				 "\tshl.u64 r8, r8, 6\n"
+				 "\tadd.u64 r8, r4, r8\n"
+				 "%s"
+				 "\tadd.s32 r7, r7, 1\n"	/* write the block one row lower */
+				 "\tst.img%s.%s [r2], r6, r100\n"
+				 "\tend\n", x, y, sfx, ty[ti],
+				 n == 1 ? "\tst.global.u32 [r8+0], r100\n" :
+				 n == 2 ? "\tst.global.u32 [r8+0], r100\n\tst.global.u32 [r8+4], r101\n" :
+				 n == 4 ? "\tst.global.v4.u32 [r8+0], r100\n" :
+				 "\tst.global.v4.u32 [r8+0], r100\n\tst.global.v4.u32 [r8+16], r104\n",
+				 sfx, ty[ti]);
+			for (unsigned i = 0; i < 64 * 8; i++)
+				img[i] = (uint8_t)(i * 13 + 1);
+			{
+				uint8_t before[64 * 8];
+
+				memcpy(before, img, sizeof(before));
+				desc[0] = (uint32_t)aux_va;
+				desc[1] = (uint32_t)(aux_va >> 32);
+				desc[2] = 40;
+				desc[3] = 6;
+				desc[4] = 64;
+				desc[5] = 0;
+				memset(out, 0, 32 * 64);
+				CHECK_EQ(run(src, simd, simd, simd, 0, 0), 0);
+				for (unsigned k = 0; k < simd; k++)
+				for (unsigned i = 0; i < n; i++) {
+					int xx = x + (int)(k * size), yy = y + (int)i;
+					int inside = xx >= 0 && xx + (int)size <= 40 && yy >= 0 && yy < 6;
+					uint32_t want = 0, got = ((uint32_t *)out)[k * 16 + i];
+
+					if (inside)
+						memcpy(&want, before + yy * 64 + xx, size);
+					if (got != want) {
+						CHECK(0, "ld.img%u.%s simd %u (%d,%d) lane %u row %u: 0x%x want 0x%x",
+						      n, ty[ti], simd, x, y, k, i, got, want);
+						goto next;
+					}
+				}
+				/* the write one row lower: expected image */
+				for (unsigned k = 0; k < simd; k++)
+				for (unsigned i = 0; i < n; i++) {
+					int xx = x + (int)(k * size), yy = y + 1 + (int)i;
+					int inside = xx >= 0 && xx + (int)size <= 40 && yy >= 0 && yy < 6;
+					uint32_t v = ((uint32_t *)out)[k * 16 + i];
+
+					if (inside)
+						memcpy(before + yy * 64 + xx, &v, size);
+				}
+				if (memcmp(before, img, sizeof(before))) {
+					CHECK(0, "st.img%u.%s simd %u (%d,%d): image differs", n, ty[ti], simd, x, y);
+					goto next;
+				}
+			}
+		}
+next:;
+	}
+}
+
+/* ---- scratch ---- */
+
+static void t_scratch(void)
+{
+	/* Each item fills a private array of 32 u32, passes a barrier (other
+	 * sub-groups run in between), then sums a[i] * i. */
+	static const char *src = PRO
+		"\tmov.u32 r40, 0\n"
+		"\tloop l1\n"
+		"\tset.ge.u32 r41, r40, 32\n"
+		"\tbreak r41\n"
+		"\tshl.u32 r42, r40, 2\n"
+		"\tadd.u32 r43, r20, r40\n"
+		"\tst.scratch.u32 [r42+0], r43\n"
+		"\tadd.u32 r40, r40, 1\n"
+		"l1:\tendloop\n"
+		"\tbar\n"
+		"\tmov.u32 r46, 100\n"
+		"\tld.scratch.v4.u32 r50, [r46+12]\n"	/* a[28..31] */
+		"\tmov.u32 r44, 0\n"
+		"\tmov.u32 r40, 0\n"
+		"\tloop l2\n"
+		"\tset.ge.u32 r41, r40, 32\n"
+		"\tbreak r41\n"
+		"\tshl.u32 r42, r40, 2\n"
+		"\tld.scratch.u32 r45, [r42+0]\n"
+		"\tmad.u32 r44, r45, r40, r44\n"
+		"\tadd.u32 r40, r40, 1\n"
+		"l2:\tendloop\n"
+		"\tadd.u32 r44, r44, r53\n"
+		"\tst.global.u32 [r12+0], r44\n"
+		"\tend\n";
+
+	for (unsigned si = 0; si < 3; si++) {
+		unsigned g = 700, l = 100;
+
+		for (unsigned i = 0; i < g; i++)
+			in[i] = rnd64() & 0xffffff;
+		CHECK_EQ(run(src, simds[si], g, l, 0, 256), 0);
+		for (unsigned i = 0; i < g; i++) {
+			uint32_t s = 0, x = (uint32_t)in[i];
+
+			for (uint32_t j = 0; j < 32; j++)
+				s += (x + j) * j;
+			s += x + 31;
+			if ((uint32_t)out[i] != s) {
+				CHECK(0, "simd %u item %u: got %u want %u", simds[si], i, (uint32_t)out[i], s);
+				break;
+			}
+		}
+	}
+	CHECK_EQ(run(src, 8, 8, 8, 0, 124), WEFT_QERR_BAD_ACCESS);
+	CHECK_EQ(run("\tmov.u32 r1, 0\n\tld.scratch.u32 r2, [r1+0]\n\tend\n", 8, 8, 8, 0, 0),
+		 WEFT_QERR_BAD_ACCESS);
+}
+
+/* ---- float ALU ---- */
+
+static const double fedge[] = {
+	0.0, -0.0, 1.0, -1.0, 0.5, 3.0, -7.25, 1e-45, 1.17549435e-38, 6e-8, 65504.0, 65520.0,
+	1e10, -1e-300, 3.4028235e38, 1e300, INFINITY, -INFINITY, NAN, 0.1, 2.5, -2.5, 3.5,
+	100.7, -0.3, 1.5e-5, 4.9e-324, 2.0, 0.75, 1024.0,
+};
+#define NFE (sizeof(fedge) / sizeof(fedge[0]))
+
+static double fref1(const char *op, double a, unsigned bits)
+{
+	if (!strcmp(op, "fneg")) return -a;
+	if (!strcmp(op, "fabs")) return fabs(a);
+	if (!strcmp(op, "fsqrt")) return sqrt(a);
+	if (!strcmp(op, "ffloor")) return floor(a);
+	if (!strcmp(op, "fceil")) return ceil(a);
+	if (!strcmp(op, "ftrunc")) return trunc(a);
+	if (!strcmp(op, "frint")) return nearbyint(a);
+	if (!strcmp(op, "frcp")) return 1.0 / a;
+	if (!strcmp(op, "frsqrt")) return bits == 64 ? 1.0 / sqrt(a) : (double)(1.0L / sqrtl(a));
+	if (!strcmp(op, "fexp2")) return (double)exp2l(a);
+	if (!strcmp(op, "flog2")) return (double)log2l(a);
+	if (!strcmp(op, "fsin")) return (double)sinl(a);
+	if (!strcmp(op, "fcos")) return (double)cosl(a);
+	abort();
+}
+
+static double fref2(const char *op, double a, double b)
+{
+	if (!strcmp(op, "fadd")) return a + b;
+	if (!strcmp(op, "fsub")) return a - b;
+	if (!strcmp(op, "fmul")) return a * b;
+	if (!strcmp(op, "fdiv")) return a / b;
+	if (!strcmp(op, "fcopysign")) return copysign(a, b);
+	if (!strcmp(op, "fmin") || !strcmp(op, "fmax")) {
+		int mn = op[2] == 'i';
+
+		if (isnan(a)) return b;
+		if (isnan(b)) return a;
+		if (a == b) return mn == !!signbit(a) ? a : b;
+		return mn == (a < b) ? a : b;
+	}
+	abort();
+}
+
+static uint32_t fcmp(const char *c, double a, double b)
+{
+	int u = isnan(a) || isnan(b), r;
+
+	if (!strcmp(c, "eq")) r = !u && a == b;
+	else if (!strcmp(c, "ne")) r = !u && a != b;
+	else if (!strcmp(c, "lt")) r = !u && a < b;
+	else if (!strcmp(c, "le")) r = !u && a <= b;
+	else if (!strcmp(c, "gt")) r = !u && a > b;
+	else if (!strcmp(c, "ge")) r = !u && a >= b;
+	else if (!strcmp(c, "equ")) r = u || a == b;
+	else if (!strcmp(c, "neu")) r = u || a != b;
+	else if (!strcmp(c, "ltu")) r = u || a < b;
+	else if (!strcmp(c, "leu")) r = u || a <= b;
+	else if (!strcmp(c, "gtu")) r = u || a > b;
+	else if (!strcmp(c, "geu")) r = u || a >= b;
+	else if (!strcmp(c, "ord")) r = !u;
+	else r = u;
+	return r ? 0xffffffff : 0;
+}
+
+/* Distance in ulps between two float bit patterns of @bits (0 if both NaN). */
+static uint64_t ulps(uint64_t x, uint64_t y, unsigned bits)
+{
+	double a = fval(x, bits), b = fval(y, bits);
+	int64_t ix, iy;
+	uint64_t sign = 1ull << (bits - 1);
+
+	if (isnan(a) || isnan(b))
+		return isnan(a) && isnan(b) ? 0 : ~0ull;
+	if (a == b)
+		return x == y || a != 0 ? 0 : 1;
+	ix = (x & sign) ? -(int64_t)(x & ~sign) : (int64_t)x;
+	iy = (y & sign) ? -(int64_t)(y & ~sign) : (int64_t)y;
+	return ix > iy ? (uint64_t)(ix - iy) : (uint64_t)(iy - ix);
+}
+
+static void t_float_alu(void)
+{
+	static const char *un[] = { "fneg", "fabs", "fsqrt", "ffloor", "fceil", "ftrunc", "frint",
+				    "frcp", "frsqrt", "fexp2", "flog2", "fsin", "fcos" };
+	static const char *bin[] = { "fadd", "fsub", "fmul", "fdiv", "fmin", "fmax", "fcopysign" };
+	static const char *cmps[] = { "eq", "ne", "lt", "le", "gt", "ge", "equ", "neu", "ltu",
+				      "leu", "gtu", "geu", "ord", "unord" };
+	static const char *ft[] = { "f16", "f32", "f64" };
+	static const unsigned fb[] = { 16, 32, 64 };
+	unsigned n = NFE * NFE;
+
+	for (unsigned fi = 0; fi < 3; fi++) {
+		unsigned bits = fb[fi];
+
+		for (unsigned i = 0; i < n; i++) {
+			in[i] = fbits(fedge[i / NFE], bits);
+			in2[i] = fbits(fedge[i % NFE], bits);
+			aux[i] = fbits(fedge[(i * 7) % NFE], bits);
+		}
+		for (unsigned k = 0; k < 13 + 7 + 14 + 1; k++) {
+			char src[2048], line[96];
+			const char *name;
+			int kind;	/* 0 unary, 1 binary, 2 compare, 3 fma */
+
+			if (k < 13) { kind = 0; name = un[k]; snprintf(line, sizeof(line), "%s.%s r24, r20", name, ft[fi]); }
+			else if (k < 20) { kind = 1; name = bin[k - 13]; snprintf(line, sizeof(line), "%s.%s r24, r20, r22", name, ft[fi]); }
+			else if (k < 34) { kind = 2; name = cmps[k - 20]; snprintf(line, sizeof(line), "fset.%s.%s r24, r20, r22", name, ft[fi]); }
+			else { kind = 3; name = "ffma"; snprintf(line, sizeof(line), "ffma.%s r24, r20, r22, r26", ft[fi]); }
+			snprintf(src, sizeof(src), PRO
+				 "\tld.global.u64 r26, [r0+24]\n"
+				 "\tadd.u64 r26, r26, r8\n"
+				 "\tld.global.u64 r26, [r26+0]\n"
+				 "\tmov.u64 r24, 0\n"
+				 "\t%s\n"
+				 "\tst.global.u64 [r12+0], r24\n"
+				 "\tend\n", line);
+			CHECK_EQ(run(src, simds[k % 3], n, 61, 0, 0), 0);
+			for (unsigned i = 0; i < n; i++) {
+				double a = fval(in[i], bits), b = fval(in2[i], bits), c = fval(aux[i], bits);
+				uint64_t want, got = out[i];
+				unsigned tol = 0;
+
+				if (kind == 2) {
+					want = fcmp(name, a, b);
+				} else if (kind == 3) {
+					want = fbits(bits == 64 ? fma(a, b, c) : (double)fmal(a, b, c), bits);
+				} else if (kind == 1) {
+					want = fbits(fref2(name, a, b), bits);
+				} else {
+					want = fbits(fref1(name, a, bits), bits);
+					if (k >= 8)
+						tol = 1;	/* transcendentals: 1 ulp */
+				}
+				if (kind == 2 ? got != want : ulps(got, want, bits) > tol) {
+					CHECK(0, "%s a=%g b=%g c=%g: got 0x%llx want 0x%llx", line, a, b, c,
+					      (unsigned long long)got, (unsigned long long)want);
+					break;
+				}
+			}
+		}
+	}
+	/* Immediates: f32 bits, f64 high half, f64 literal. */
+	in[0] = fbits(1.5, 32);
+	CHECK_EQ(run(PRO "\tfadd.f32 r24, r20, 0x40000000\n\tst.global.u32 [r12+0], r24\n\tend\n", 8, 1, 1, 0, 0), 0);
+	CHECK_EQ((uint32_t)out[0], fbits(3.5, 32));
+	in[0] = fbits(1.5, 64);
+	CHECK_EQ(run(PRO "\tfmul.f64 r24, r20, 0x4000000000000000\n\tst.global.u64 [r12+0], r24\n\tend\n", 8, 1, 1, 0, 0), 0);
+	CHECK_EQ(out[0], fbits(3.0, 64));
+	CHECK_EQ(run(PRO "\tfadd.f64 r24, r20, 0x3fb999999999999a\n\tst.global.u64 [r12+0], r24\n\tend\n", 8, 1, 1, 0, 0), 0);
+	CHECK_EQ(out[0], fbits(1.5 + 0.1, 64));
+}
+
+/* ---- conversions with rounding modes ---- */
+
+static const struct tinfo CT[] = {
+	{ "u8", 8, 'u' }, { "s8", 8, 's' }, { "u16", 16, 'u' }, { "s16", 16, 's' },
+	{ "u32", 32, 'u' }, { "s32", 32, 's' }, { "u64", 64, 'u' }, { "s64", 64, 's' },
+	{ "f16", 16, 'f' }, { "f32", 32, 'f' }, { "f64", 64, 'f' },
+};
+
+static const int fmodes[] = { FE_TONEAREST, FE_TOWARDZERO, FE_UPWARD, FE_DOWNWARD };
+
+/* The reference: the host FPU in the rounding mode. */
+static uint64_t cvt_ref(uint64_t v, const struct tinfo *d, const struct tinfo *s, int rm, int sat)
+{
+	long double x;
+	uint64_t r;
+
+	if (s->kind != 'f' && d->kind != 'f') {
+		uint64_t e = s->kind == 's' ? sx(v, s->bits) : zx(v, s->bits);
+
+		if (sat) {
+			__int128 val = s->kind == 's' ? (__int128)(int64_t)e : (__int128)e;
+			__int128 lo = d->kind == 's' ? -((__int128)1 << (d->bits - 1)) : 0;
+			__int128 hi = d->kind == 's' ? ((__int128)1 << (d->bits - 1)) - 1 :
+					((__int128)1 << d->bits) - 1;
+
+			e = (uint64_t)(val < lo ? lo : val > hi ? hi : val);
+		}
+		return norm(e, d);
+	}
+	if (s->kind == 'f')
+		x = fval(v, s->bits);
+	else
+		x = s->kind == 's' ? (long double)(int64_t)sx(v, s->bits) : (long double)zx(v, s->bits);
+	fesetround(fmodes[rm]);
+	if (d->kind == 'f') {
+		volatile long double vx = x;
+
+		if (d->bits == 16) {
+			volatile _Float16 h = (_Float16)vx;
+			uint16_t b;
+
+			memcpy(&b, (const void *)&h, 2);
+			r = b;
+		} else if (d->bits == 32) {
+			volatile float f = (float)vx;
+			uint32_t b;
+
+			memcpy(&b, (const void *)&f, 4);
+			r = b;
+		} else {
+			volatile double f = (double)vx;
+
+			memcpy(&r, (const void *)&f, 8);
+		}
+		fesetround(FE_TONEAREST);
+		if (isnan(x))
+			return ~0ull;	/* any NaN */
+		return r;
+	}
+	{
+		volatile long double vx = x;
+		long double ri = rintl(vx);
+		long double lo = d->kind == 's' ? -ldexpl(1, d->bits - 1) : 0;
+		long double hi = d->kind == 's' ? ldexpl(1, d->bits - 1) - 1 : ldexpl(1, d->bits) - 1;
+
+		fesetround(FE_TONEAREST);
+		if (isnan(x))
+			return 0;
+		ri = ri < lo ? lo : ri > hi ? hi : ri;
+		return norm(d->kind == 's' ? (uint64_t)(int64_t)ri : (uint64_t)ri, d);
+	}
+}
+
+static void t_cvt_round(void)
+{
+	static const char *rms[] = { "rte", "rtz", "rtp", "rtn" };
+	unsigned n = 0;
+
+	for (unsigned di = 0; di < 11; di++)
+	for (unsigned si = 0; si < 11; si++)
+	for (unsigned rm = 0; rm < 4; rm++)
+	for (unsigned sat = 0; sat < 2; sat++) {
+		char src[1024];
+		const struct tinfo *d = &CT[di], *s = &CT[si];
+
+		if (s->kind == 'f' && d->kind == 'f' && sat)
+			continue;
+		n = 0;
+		for (unsigned i = 0; i < NFE; i++)
+			in[n++] = s->kind == 'f' ? fbits(fedge[i], s->bits) : 0;
+		if (s->kind != 'f') {
+			static const uint64_t ie[] = { 0, 1, 2, 0x7f, 0x80, 0xff, 0x7fff, 0x8000, 0xffff,
+				0x7fffffff, 0x80000000, 0xffffffff, 0x1000001, 0xffffff7f, 0x7ffffffffffffdff,
+				0x8000000000000001ull, 0xffffffffffffffffull, 0x20000000000003ull, 0x801, 0xfff };
+			n = 0;
+			for (unsigned i = 0; i < sizeof(ie) / sizeof(ie[0]); i++)
+				in[n++] = ie[i];
+			for (unsigned i = 0; i < 20; i++)
+				in[n++] = rnd64() >> (rnd64() % 64);
+		} else {
+			for (unsigned i = 0; i < 20; i++)
+				in[n++] = fbits((double)(int64_t)rnd64() / (double)(1ull << (rnd64() % 62)), s->bits);
+		}
+		snprintf(src, sizeof(src), PRO
+			 "\tmov.u64 r24, 0\n"
+			 "\tcvt.%s%s.%s.%s r24, r20\n"
+			 "\tst.global.u64 [r12+0], r24\n"
+			 "\tend\n", rms[rm], sat ? ".sat" : "", d->name, s->name);
+		CHECK_EQ(run(src, simds[(di + si + rm) % 3], n, 40, 0, 0), 0);
+		for (unsigned i = 0; i < n; i++) {
+			uint64_t want = cvt_ref(in[i], d, s, rm, sat), got = out[i];
+			unsigned b = d->bits < 32 ? 32 : d->bits;
+
+			if (want == ~0ull && isnan(fval(got, d->bits)))
+				continue;
+			if (zx(got, b) != zx(want, b)) {
+				CHECK(0, "cvt.%s%s.%s.%s 0x%llx: got 0x%llx want 0x%llx", rms[rm], sat ? ".sat" : "",
+				      d->name, s->name, (unsigned long long)in[i], (unsigned long long)got,
+				      (unsigned long long)want);
+				return;
+			}
+		}
+	}
+}
+
+int main(void)
+{
+	E = env_create(2, 0);
+	if (env_ready(E) != WEFT_DEVICE_RUNNING)
+		return 1;
+	args_va = env_buf(E, 4096, WEFT_PTE_VALID, (void **)&args);
+	in_va = env_buf(E, NMAX * 8 + 4096, WEFT_PTE_VALID, (void **)&in);
+	in2_va = env_buf(E, NMAX * 8 + 4096, WEFT_PTE_VALID | WEFT_PTE_WRITE, (void **)&in2);
+	out_va = env_buf(E, NMAX * 8 + 4096, WEFT_PTE_VALID | WEFT_PTE_WRITE, (void **)&out);
+	aux_va = env_buf(E, NMAX * 8 + 4096, WEFT_PTE_VALID | WEFT_PTE_WRITE, (void **)&aux);
+	args[0] = in_va;
+	args[1] = out_va;
+	args[2] = in2_va;
+	args[3] = aux_va;
+	(void)t_vote_eq_ref_fix;
+	h_run("cf: if/else/endif, loop/break/cont, nested loops, bra.any; simd 8/16/32", t_control_flow);
+	h_run("cf: malformed nesting is BAD_INSTRUCTION; empty if/else bodies are skipped", t_cf_malformed);
+	h_run("xlane: shfl idx/xor/up/down/up2/down2, bcast on every type, inactive lanes", t_shuffle);
+	h_run("xlane: red/iscan/escan add/mul/min/max/and/or/xor on every type, partial sub-groups", t_reduce_scan);
+	h_run("xlane: vote.any/all/eq, ballot with divergence", t_vote);
+	h_run("slm: tree reduction with barriers in a uniform loop, 2..128 sub-groups", t_slm_reduction);
+	h_run("slm: every width and vector form across sub-groups; out of range is BAD_ACCESS", t_slm_types);
+	h_run("atomics: global add..dec on u32/s32/u64/s64 across work-groups and threads", t_atomics_global);
+	h_run("atomics: global cmpxchg, xchg; misaligned is BAD_ACCESS", t_atomics_xchg_cmpxchg);
+	h_run("atomics: local histogram with inc and max", t_atomics_local);
+	h_run("block: ld/st.block{,2,4,8} u8/u16/u32/u64, partial sub-groups", t_block);
+	h_run("image: ld/st.img{,2,4,8} u8/u16/u32 with out-of-bounds blocks", t_image);
+	h_run("scratch: private arrays across a barrier; out of range is BAD_ACCESS", t_scratch);
+	h_run("float: every f16/f32/f64 ALU op and compare on edge values", t_float_alu);
+	h_run("float: cvt.{rte,rtz,rtp,rtn}[.sat] for all 121 type pairs", t_cvt_round);
+	env_destroy(E);
+	return h_summary();
+}
