@@ -28,44 +28,6 @@ IGT_TEST_DESCRIPTION("Tests for Weft sync objects: timelines, and "
 
 static struct drm_weft_device_info info;
 
-struct ctx {
-	uint32_t vm;
-	uint32_t queue;
-	struct weft_bo *batch;
-	struct weft_bo *data;
-};
-
-static void ctx_init(int fd, struct ctx *c)
-{
-	c->vm = weft_vm_create(fd);
-	c->queue = weft_queue_create(fd, c->vm, DRM_WEFT_QUEUE_PRIORITY_NORMAL);
-	c->batch = weft_bo_new(fd, 4 * PAGE, c->vm, weft_test_va(&info, 0),
-			       DRM_WEFT_VM_BIND_OP_MAP_READONLY);
-	c->data = weft_bo_new(fd, PAGE, c->vm, weft_test_va(&info, 1), 0);
-	memset(c->data->map, 0, PAGE);
-}
-
-static void ctx_fini(int fd, struct ctx *c)
-{
-	weft_queue_destroy(fd, c->queue);
-	weft_bo_free(fd, c->data);
-	weft_bo_free(fd, c->batch);
-	weft_vm_destroy(fd, c->vm);
-}
-
-/* A batch at page @page writing @value to @va; returns its VA. */
-static uint64_t write_batch(struct ctx *c, unsigned int page, uint64_t va,
-			    uint64_t value, uint32_t *size)
-{
-	struct weft_batch batch;
-
-	weft_batch_init(&batch, (char *)c->batch->map + page * PAGE, PAGE);
-	weft_batch_write_data(&batch, va, value);
-	weft_batch_end(&batch);
-	*size = weft_batch_size(&batch);
-	return c->batch->va + page * PAGE;
-}
-
 static int submit_syncs(int fd, uint32_t queue, uint64_t va, uint32_t size,
 			struct drm_weft_sync *in, uint32_t nin,
 			struct drm_weft_sync *out, uint32_t nout)
@@ -117,9 +79,38 @@ static uint32_t syncobj(int fd)
 	return h;
 }
 
+/* Bad in-syncs (@out false) or out-syncs of VM_BIND, both modes. */
+static void bad_vm_bind_syncs(int fd, uint32_t vm, bool out)
+{
+	for (uint32_t async = 0; async <= DRM_WEFT_VM_BIND_ASYNC;
+	     async += DRM_WEFT_VM_BIND_ASYNC) {
+		struct drm_weft_sync s = { .handle = syncobj(fd) };
+		struct drm_weft_vm_bind b = { .vm_id = vm, .flags = async };
+		struct drm_weft_obj_array *arr = out ? &b.out_syncs :
+						 &b.in_syncs;
+
+		*arr = (struct drm_weft_obj_array)DRM_WEFT_OBJ_ARRAY(1, &s);
+		s.flags = 2;
+		igt_assert_eq(__weft_vm_bind(fd, &b), -EINVAL);
+		s.flags = 0;
+		s.point = 1;
+		igt_assert_eq(__weft_vm_bind(fd, &b), -EINVAL);
+		s.point = 0;
+		/* In: a binary syncobj without a fence. Out: valid. */
+		igt_assert_eq(__weft_vm_bind(fd, &b), out ? 0 : -EINVAL);
+		drmSyncobjDestroy(fd, s.handle);
+		igt_assert_eq(__weft_vm_bind(fd, &b), -ENOENT);
+		arr->stride = 4;
+		igt_assert_eq(__weft_vm_bind(fd, &b), -EINVAL);
+		arr->stride = sizeof(s);
+		arr->array = 8;
+		igt_assert_eq(__weft_vm_bind(fd, &b), -EFAULT);
+	}
+}
+
 igt_main
 {
-	struct ctx c;
+	struct weft_test_ctx c;
 	int fd = -1;
 
 	igt_fixture {
@@ -129,7 +120,7 @@ igt_main
 		weft_query_device_info(fd, &info);
 		igt_assert_eq(weft_drm_version(fd, &major, &minor), 0);
 		igt_require_f(major == 1 && minor >= 1, "needs uAPI 1.1\n");
-		ctx_init(fd, &c);
+		weft_test_ctx_init(fd, &info, &c);
 	}
 
 	igt_describe("Check that a job signals a timeline point.");
@@ -137,7 +128,8 @@ igt_main
 		struct drm_weft_sync out = { .flags = DRM_WEFT_SYNC_TIMELINE,
 					     .point = 7 };
 		uint32_t size;
-		uint64_t va = write_batch(&c, 0, c.data->va, 1, &size), value;
+		uint64_t value, va = weft_test_write_batch(&c, 0, c.data->va, 1,
+							   &size);
 
 		out.handle = syncobj(fd);
 		igt_assert_eq(submit_syncs(fd, c.queue, va, size, NULL, 0,
@@ -157,11 +149,14 @@ igt_main
 		uint64_t *d = c.data->map;
 
 		for (uint64_t i = 0; i < 8; i++) {
-			struct drm_weft_sync in = { DRM_WEFT_SYNC_TIMELINE, t, i };
+			struct drm_weft_sync in = {
+				DRM_WEFT_SYNC_TIMELINE, t, i
+			};
 			struct drm_weft_sync out = { DRM_WEFT_SYNC_TIMELINE, t,
 						     i + 1 };
-			uint64_t va = write_batch(&c, i % 4, c.data->va, i + 1,
-						  &size);
+			uint64_t va = weft_test_write_batch(&c, i % 4,
+							    c.data->va, i + 1,
+							    &size);
 
 			igt_assert_eq(submit_syncs(fd, i & 1 ? q2 : c.queue, va,
 						   size, i ? &in : NULL, !!i,
@@ -178,7 +173,8 @@ igt_main
 	igt_subtest("in-sync-cpu-signal") {
 		struct drm_weft_sync in = {}, out = {};
 		uint32_t size;
-		uint64_t va = write_batch(&c, 0, c.data->va, 42, &size);
+		uint64_t va = weft_test_write_batch(&c, 0, c.data->va, 42,
+						    &size);
 		uint64_t point = 1;
 
 		/* A timeline point that is not there yet, then a signal. */
@@ -209,16 +205,15 @@ igt_main
 		};
 		struct drm_weft_sync s = { .handle = syncobj(fd) };
 		uint32_t size;
-		uint64_t va = write_batch(&c, 0, op.va + 8, 0x600d, &size);
+		uint64_t va = weft_test_write_batch(&c, 0, op.va + 8, 0x600d,
+						    &size);
 
 		memset(bo->map, 0, PAGE);
 		igt_assert_eq(bind(fd, c.vm, DRM_WEFT_VM_BIND_ASYNC, &op, 1,
 				   NULL, 0, &s, 1), 0);
 		igt_assert_eq(submit_syncs(fd, c.queue, va, size, &s, 1, NULL,
 					   0), 0);
-		igt_assert_eq(weft_syncobj_wait(fd, s.handle,
-						WEFT_JOB_TIMEOUT_NS), 0);
-		igt_assert_eq(weft_syncobj_status(fd, s.handle), 1);
+		igt_assert_eq(weft_syncobj_wait_status(fd, s.handle), 1);
 		/* SUBMIT after an asynchronous bind waits for it anyway. */
 		igt_assert_eq(weft_submit_and_wait(fd, c.queue, va, size), 0);
 		igt_assert_eq_u64(((uint64_t *)bo->map)[1], 0x600d);
@@ -234,7 +229,7 @@ igt_main
 		struct weft_bo *bo = weft_bo_new(fd, PAGE, 0, 0, 0);
 		struct weft_bo *lb = weft_bo_new(fd, long_size, c.vm,
 						 weft_test_va(&info, 5),
-						 DRM_WEFT_VM_BIND_OP_MAP_READONLY);
+					DRM_WEFT_VM_BIND_OP_MAP_READONLY);
 		struct drm_weft_vm_bind_op op = {
 			.op = DRM_WEFT_VM_BIND_OP_MAP,
 			.handle = bo->handle,
@@ -281,9 +276,7 @@ igt_main
 
 		igt_assert_eq(bind(fd, c.vm, DRM_WEFT_VM_BIND_ASYNC, &op, 1,
 				   NULL, 0, &s, 1), 0);
-		igt_assert_eq(weft_syncobj_wait(fd, s.handle,
-						WEFT_JOB_TIMEOUT_NS), 0);
-		igt_assert_eq(weft_syncobj_status(fd, s.handle), -EBUSY);
+		igt_assert_eq(weft_syncobj_wait_status(fd, s.handle), -EBUSY);
 
 		op = (struct drm_weft_vm_bind_op) {
 			.op = DRM_WEFT_VM_BIND_OP_UNMAP,
@@ -292,9 +285,7 @@ igt_main
 		};
 		igt_assert_eq(bind(fd, c.vm, DRM_WEFT_VM_BIND_ASYNC, &op, 1,
 				   NULL, 0, &s, 1), 0);
-		igt_assert_eq(weft_syncobj_wait(fd, s.handle,
-						WEFT_JOB_TIMEOUT_NS), 0);
-		igt_assert_eq(weft_syncobj_status(fd, s.handle), 1);
+		igt_assert_eq(weft_syncobj_wait_status(fd, s.handle), 1);
 		/* Mapped again synchronously for ctx_fini. */
 		weft_vm_bind_map(fd, c.vm, c.data->handle, 0, c.data->va, PAGE,
 				 0);
@@ -332,7 +323,8 @@ igt_main
 		};
 		struct drm_weft_sync s = { .handle = syncobj(fd) };
 		uint32_t size, job;
-		uint64_t va = write_batch(&c, 0, bo->va, 0x600d, &size);
+		uint64_t va = weft_test_write_batch(&c, 0, bo->va, 0x600d,
+						    &size);
 
 		memset(bo->map, 0, PAGE);
 		job = weft_submit_nowait(fd, c.queue, va, size);
@@ -376,10 +368,12 @@ igt_main
 			.vm_id = c.vm,
 			.ops = DRM_WEFT_OBJ_ARRAY(1, &op),
 		};
-		unsigned long req = DRM_IOWR(DRM_COMMAND_BASE + DRM_WEFT_VM_BIND,
-					     struct vm_bind_v1_0);
+		unsigned long req =
+			DRM_IOWR(DRM_COMMAND_BASE + DRM_WEFT_VM_BIND,
+				 struct vm_bind_v1_0);
 		uint32_t size;
-		uint64_t va = write_batch(&c, 0, op.va, 0x600d, &size);
+		uint64_t va = weft_test_write_batch(&c, 0, op.va, 0x600d,
+						    &size);
 
 		igt_assert_eq(sizeof(b), 24);
 		do_ioctl(fd, req, &b);
@@ -429,7 +423,7 @@ igt_main
 		};
 		struct drm_weft_sync s = { .handle = syncobj(fd) };
 		uint32_t size;
-		uint64_t va = write_batch(&c, 0, va0, 0x600d, &size);
+		uint64_t va = weft_test_write_batch(&c, 0, va0, 0x600d, &size);
 
 		memset(bo->map, 0, 2 * PAGE);
 		/* Three separate asynchronous binds, then one job. */
@@ -454,7 +448,8 @@ igt_main
 					       DRM_WEFT_QUEUE_PRIORITY_NORMAL);
 		struct drm_weft_submit submit = { .queue_id = q };
 		uint32_t size;
-		uint64_t va = write_batch(&c, 0, weft_test_va(&info, 6), 1,
+		uint64_t unmapped = weft_test_va(&info, 6);
+		uint64_t va = weft_test_write_batch(&c, 0, unmapped, 1,
 					  &size);
 
 		igt_assert_eq(weft_submit_and_wait(fd, q, va, size), -EFAULT);
@@ -463,49 +458,18 @@ igt_main
 		weft_queue_destroy(fd, q);
 	}
 
-	igt_describe("Make sure bad VM_BIND syncs are rejected: flags, "
-		     "point, handle, stride, and no fence.");
-	igt_subtest("bad-vm-bind-syncs") {
-		for (uint32_t async = 0; async <= DRM_WEFT_VM_BIND_ASYNC;
-		     async += DRM_WEFT_VM_BIND_ASYNC) {
-			struct drm_weft_sync s = { .handle = syncobj(fd) };
-			struct drm_weft_vm_bind b = {
-				.vm_id = c.vm,
-				.flags = async,
-			};
-
-			s.flags = 2;
-			igt_assert_eq(bind(fd, c.vm, async, NULL, 0, &s, 1,
-					   NULL, 0), -EINVAL);
-			igt_assert_eq(bind(fd, c.vm, async, NULL, 0, NULL, 0,
-					   &s, 1), -EINVAL);
-			s.flags = 0;
-			s.point = 1;
-			igt_assert_eq(bind(fd, c.vm, async, NULL, 0, &s, 1,
-					   NULL, 0), -EINVAL);
-			igt_assert_eq(bind(fd, c.vm, async, NULL, 0, NULL, 0,
-					   &s, 1), -EINVAL);
-			s.point = 0;
-			/* A binary syncobj without a fence. */
-			igt_assert_eq(bind(fd, c.vm, async, NULL, 0, &s, 1,
-					   NULL, 0), -EINVAL);
-			s.handle = 0xdead;
-			igt_assert_eq(bind(fd, c.vm, async, NULL, 0, &s, 1,
-					   NULL, 0), -ENOENT);
-			igt_assert_eq(bind(fd, c.vm, async, NULL, 0, NULL, 0,
-					   &s, 1), -ENOENT);
-			b.out_syncs.count = 1;
-			b.out_syncs.stride = 4;
-			b.out_syncs.array = to_user_pointer(&s);
-			igt_assert_eq(__weft_vm_bind(fd, &b), -EINVAL);
-			b.out_syncs.stride = sizeof(s);
-			b.out_syncs.array = 8;
-			igt_assert_eq(__weft_vm_bind(fd, &b), -EFAULT);
-		}
+	for (int dir = 0; dir < 2; dir++) {
+		igt_describe("Make sure bad VM_BIND in- or out-syncs are "
+			     "rejected, synchronous and asynchronous: unknown "
+			     "flags, a point on a binary syncobj, an unknown "
+			     "handle, a small stride, a bad pointer and (in) no "
+			     "fence.");
+		igt_subtest_f("bad-vm-bind-%s-syncs", dir ? "out" : "in")
+			bad_vm_bind_syncs(fd, c.vm, dir);
 	}
 
 	igt_fixture {
-		ctx_fini(fd, &c);
+		weft_test_ctx_fini(fd, &c);
 		drm_close_driver(fd);
 	}
 }
