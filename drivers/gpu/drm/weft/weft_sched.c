@@ -213,6 +213,8 @@ static const char *weft_qerr_name(u32 code)
 		return "bad dispatch";
 	case WEFT_QERR_WATCHDOG:
 		return "watchdog";
+	case WEFT_QERR_BAD_ACCESS:
+		return "bad local or scratch access";
 	default:
 		return "unknown error";
 	}
