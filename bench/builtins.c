@@ -1,0 +1,1039 @@
+// SPDX-License-Identifier: MIT
+/*
+ * builtins: the device model's throughput on kernels that stress the seed
+ * builtins, next to PoCL running what a PoCL user writes for the same job,
+ * on the same data in the same run.  Every result is checked against a C
+ * reference; a wrong result fails the run.
+ *
+ *   kernel      Weft ISA (in-process libweftmodel)        PoCL (OpenCL C)
+ *   sg-reduce   ld.block8 loop + red.add.u32              local-memory tree reduction
+ *   sg-scan     ld.block8 + iscan.add.u32 + st.block8     local-memory scan per 16 items
+ *   wg-escan    escan.add.u32, SLM totals, bar            local-memory scan per 256 items
+ *   transpose   16x16 tile: ld.block, shfl.xor butterfly  16x16 local-memory tile
+ *   block-copy  ld.block8 / st.block8                      plain copy
+ *
+ * Reductions run in passes of 1024 elements per sub-group (per work-group
+ * on PoCL) until at most 1024 partial sums are left, which the host adds:
+ * the same on both sides.  Times cover the kernels only (the model reads
+ * guest memory in place, PoCL uses the host pointers); best of --reps.
+ *
+ * Usage: builtins [--quick] [--no-pocl] [--reps N] [--elems N] [--threads N]
+ *   --quick    tiny sizes, the model only (unless --pocl): a correctness check
+ *              for `make check`, "N passed, M failed" last
+ */
+#define CL_TARGET_OPENCL_VERSION 120
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef BENCH_NO_POCL
+#include <CL/cl.h>
+#endif
+
+#include "weft_isa.h"
+#include "weft_model.h"
+#include "weft_regs.h"
+#include "weft_cs_regs.h"
+#include "weft_mmu_regs.h"
+
+#define CMD(op, len)	WEFT_CMD_HEADER((uint32_t)(op), (uint32_t)(len))
+#define PAGE		4096ull
+#define RING_BYTES	4096u
+#define SIMD		16
+#define WG		256
+#define CHUNK		1024	/* elements per sub-group (model) / work-group (PoCL) per pass */
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* ---------------------------------------------------------------- the model */
+
+struct gpu {
+	uint32_t *regs;
+	uint8_t *mem;
+	uint64_t mem_size, next_gpa, root, ring, fence, batch_va;
+	uint32_t *batch;
+	uint32_t tail;
+	uint64_t seq;
+	struct weft_model *m;
+};
+
+#define VA_BASE 0x100000000ull	/* VA = VA_BASE + GPA for buffers */
+
+static uint64_t galloc(struct gpu *g, uint64_t bytes)
+{
+	uint64_t gpa = g->next_gpa;
+
+	bytes = (bytes + PAGE - 1) & ~(PAGE - 1);
+	if (gpa + bytes > g->mem_size) {
+		fprintf(stderr, "builtins: out of guest memory\n");
+		exit(2);
+	}
+	g->next_gpa += bytes;
+	return gpa;
+}
+
+static void gmap(struct gpu *g, uint64_t va, uint64_t gpa, uint64_t bytes, uint64_t flags)
+{
+	for (uint64_t off = 0; off < bytes; off += PAGE) {
+		uint64_t v = va + off, table = g->root;
+
+		for (int level = 0; level < 3; level++) {
+			uint64_t *pte = (uint64_t *)(g->mem + table) + ((v >> (12 + 9 * (3 - level))) & 511);
+
+			if (!(*pte & WEFT_PTE_VALID)) {
+				uint64_t t = galloc(g, PAGE);
+
+				memset(g->mem + t, 0, PAGE);
+				*pte = t | WEFT_PTE_VALID;
+			}
+			table = *pte & WEFT_PTE_ADDR_MASK;
+		}
+		((uint64_t *)(g->mem + table))[(v >> 12) & 511] = (gpa + off) | flags;
+	}
+}
+
+/* A mapped buffer: returns its VA, *host its CPU view. */
+static uint64_t gbuf(struct gpu *g, uint64_t bytes, uint64_t flags, void *host)
+{
+	uint64_t gpa = galloc(g, bytes);
+
+	gmap(g, VA_BASE + gpa, gpa, bytes, flags | WEFT_PTE_VALID);
+	*(void **)host = g->mem + gpa;
+	return VA_BASE + gpa;
+}
+
+static void wreg(struct gpu *g, uint32_t off, uint32_t v)
+{
+	__atomic_store_n(&g->regs[off / 4], v, __ATOMIC_RELEASE);
+}
+
+static uint32_t rreg(struct gpu *g, uint32_t off)
+{
+	return __atomic_load_n(&g->regs[off / 4], __ATOMIC_ACQUIRE);
+}
+
+static struct gpu *gpu_create(uint64_t mem_size, unsigned threads)
+{
+	struct gpu *g = calloc(1, sizeof(*g));
+	struct weft_model_config cfg = { 0 };
+
+	g->regs = aligned_alloc(4096, WEFT_REGS_SIZE);
+	g->mem_size = mem_size;
+	g->mem = mmap(NULL, mem_size, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (!g->regs || g->mem == MAP_FAILED) {
+		perror("builtins: guest memory");
+		exit(2);
+	}
+	g->next_gpa = 0x10000;
+	g->root = galloc(g, PAGE);
+	g->ring = galloc(g, RING_BYTES);
+	g->fence = galloc(g, PAGE);
+	g->batch_va = gbuf(g, PAGE, 0, &g->batch);
+	cfg.regs = g->regs;
+	cfg.mem = g->mem;
+	cfg.mem_size = mem_size;
+	cfg.threads = threads;
+	g->m = weft_model_create(&cfg);
+	if (!g->m) {
+		perror("builtins: weft_model_create");
+		exit(2);
+	}
+	wreg(g, WEFT_QUEUE_REG(0, WEFT_Q_RING_BASE_LO), (uint32_t)g->ring);
+	wreg(g, WEFT_QUEUE_REG(0, WEFT_Q_RING_BASE_HI), (uint32_t)(g->ring >> 32));
+	wreg(g, WEFT_QUEUE_REG(0, WEFT_Q_RING_SIZE), RING_BYTES);
+	wreg(g, WEFT_QUEUE_REG(0, WEFT_Q_ENABLE), 1);
+	wreg(g, WEFT_REG_DRIVER_READY, WEFT_DRIVER_READY);
+	weft_model_doorbell(g->m);
+	weft_model_wait_idle(g->m);
+	if (rreg(g, WEFT_REG_DEVICE_STATUS) != WEFT_DEVICE_RUNNING) {
+		fprintf(stderr, "builtins: the model did not start\n");
+		exit(2);
+	}
+	return g;
+}
+
+static void gpu_destroy(struct gpu *g)
+{
+	weft_model_destroy(g->m);
+	munmap(g->mem, g->mem_size);
+	free(g->regs);
+	free(g);
+}
+
+/* Assembles @src into executable memory; returns its VA. */
+static uint64_t gcode(struct gpu *g, const char *name, const char *src)
+{
+	uint64_t *words, va;
+	size_t n;
+	char err[256];
+	void *host;
+
+	if (weft_asm(src, name, &words, &n, err, sizeof(err))) {
+		fprintf(stderr, "builtins: %s\n", err);
+		exit(2);
+	}
+	va = gbuf(g, n * 8, WEFT_PTE_EXEC, &host);
+	memcpy(host, words, n * 8);
+	free(words);
+	return va;
+}
+
+struct launch {
+	uint64_t code, args;
+	uint32_t gsize[3], lsize[3], slm;
+};
+
+/* One DISPATCH in its own batch; returns 0 or the queue's error code. */
+static uint32_t gdispatch(struct gpu *g, const struct launch *l)
+{
+	uint32_t *b = g->batch, *ring = (uint32_t *)(g->mem + g->ring);
+	uint64_t fence = ++g->seq;
+	uint32_t cmds[] = {
+		CMD(WEFT_CMD_SET_VM, 4), (uint32_t)g->root, (uint32_t)(g->root >> 32), 1,
+		CMD(WEFT_CMD_BATCH, 4), (uint32_t)g->batch_va, (uint32_t)(g->batch_va >> 32), 17 * 4,
+		CMD(WEFT_CMD_FENCE, 6), (uint32_t)g->fence, (uint32_t)(g->fence >> 32),
+		(uint32_t)fence, (uint32_t)(fence >> 32), 0,
+	};
+
+	b[0] = CMD(WEFT_CMD_DISPATCH, WEFT_CMD_DISPATCH_LEN);
+	b[1] = (uint32_t)l->code;
+	b[2] = (uint32_t)(l->code >> 32);
+	b[3] = (uint32_t)l->args;
+	b[4] = (uint32_t)(l->args >> 32);
+	b[5] = SIMD;
+	for (int i = 0; i < 3; i++) {
+		b[6 + i] = l->gsize[i] ? l->gsize[i] : 1;
+		b[9 + i] = l->lsize[i] ? l->lsize[i] : 1;
+		b[12 + i] = 0;
+	}
+	b[15] = l->slm;
+	b[16] = CMD(WEFT_CMD_END, 1);
+	for (unsigned i = 0; i < sizeof(cmds) / 4; i++)
+		ring[g->tail++ % (RING_BYTES / 4)] = cmds[i];
+	wreg(g, WEFT_QUEUE_REG(0, WEFT_Q_TAIL), g->tail);
+	weft_model_doorbell(g->m);
+	weft_model_wait_idle(g->m);
+	if (rreg(g, WEFT_QUEUE_REG(0, WEFT_Q_STATUS)) == WEFT_Q_STATUS_ERROR) {
+		uint32_t code = rreg(g, WEFT_QUEUE_REG(0, WEFT_Q_ERROR_CODE));
+
+		fprintf(stderr, "builtins: queue error %u at 0x%08x%08x (fault 0x%08x%08x info 0x%x)\n", code,
+			rreg(g, WEFT_QUEUE_REG(0, WEFT_Q_ERROR_ADDR_HI)), rreg(g, WEFT_QUEUE_REG(0, WEFT_Q_ERROR_ADDR_LO)),
+			rreg(g, WEFT_REG_FAULT_ADDR_HI), rreg(g, WEFT_REG_FAULT_ADDR_LO), rreg(g, WEFT_REG_FAULT_INFO));
+		wreg(g, WEFT_REG_FAULT_ACK, rreg(g, WEFT_REG_FAULT_SEQ));
+
+		wreg(g, WEFT_QUEUE_REG(0, WEFT_Q_RESET_REQ), rreg(g, WEFT_QUEUE_REG(0, WEFT_Q_RESET_REQ)) + 1);
+		weft_model_doorbell(g->m);
+		weft_model_wait_idle(g->m);
+		g->tail = rreg(g, WEFT_QUEUE_REG(0, WEFT_Q_HEAD));
+		return code ? code : 0xdead;
+	}
+	if (*(volatile uint64_t *)(g->mem + g->fence) != fence)
+		return 0xdead;
+	return 0;
+}
+
+/* ------------------------------------------------------------- the kernels */
+
+/*
+ * Common prologue: r2 = args[0] (in), r4 = args[1] (out), r6 = args[2] (u32
+ * parameter), r8 = global sub-group index, r9 = lane.
+ */
+#define PROLOGUE \
+	"\ts2r.u64 r0, sr.args\n" \
+	"\tld.global.u64 r2, [r0+0]\n" \
+	"\tld.global.u64 r4, [r0+8]\n" \
+	"\tld.global.u32 r6, [r0+16]\n" \
+	"\ts2r.u32 r8, sr.global_id.x\n" \
+	"\ts2r.u32 r9, sr.lane_id\n" \
+	"\tsub.u32 r8, r8, r9\n" \
+	"\tshr.u32 r8, r8, 4\n"
+
+/* Sum of r6 blocks of 8 x 16 u32 per sub-group: red.add.u32, lane 0 stores out[sg]. */
+static const char k_reduce[] = PROLOGUE
+	"\tmul.u32 r10, r8, r6\n"
+	"\tcvt.u64.u32 r12, r10\n"
+	"\tshl.u64 r12, r12, 9\n"		/* 8 * 16 * 4 bytes per block */
+	"\tadd.u64 r12, r2, r12\n"
+	"\tmov.u32 r14, 0\n"
+	"\tmov.u32 r15, 0\n"
+	"\tloop done\n"
+	"\tset.ge.u32 r16, r15, r6\n"
+	"\tbreak r16\n"
+	"\tld.block8.u32 r100, [r12+0]\n"
+	"\tadd.u32 r100, r100, r101\n"
+	"\tadd.u32 r102, r102, r103\n"
+	"\tadd.u32 r104, r104, r105\n"
+	"\tadd.u32 r106, r106, r107\n"
+	"\tadd.u32 r100, r100, r102\n"
+	"\tadd.u32 r104, r104, r106\n"
+	"\tadd.u32 r14, r14, r100\n"
+	"\tadd.u32 r14, r14, r104\n"
+	"\tadd.u64 r12, r12, 512\n"
+	"\tadd.u32 r15, r15, 1\n"
+	"done:\tendloop\n"
+	"\tred.add.u32 r17, r14\n"
+	"\tset.eq.u32 r18, r9, 0\n"
+	"\tif r18, skip\n"
+	"\tcvt.u64.u32 r20, r8\n"
+	"\tshl.u64 r20, r20, 2\n"
+	"\tadd.u64 r20, r4, r20\n"
+	"\tst.global.u32 [r20+0], r17\n"
+	"skip:\tendif\n"
+	"\tend\n";
+
+/* Inclusive sub-group scans of r6 blocks of 8 x 16 u32: each register of a block8 is one sub-group's worth. */
+static const char k_sgscan[] = PROLOGUE
+	"\tmul.u32 r10, r8, r6\n"
+	"\tcvt.u64.u32 r12, r10\n"
+	"\tshl.u64 r12, r12, 9\n"
+	"\tadd.u64 r18, r4, r12\n"
+	"\tadd.u64 r12, r2, r12\n"
+	"\tmov.u32 r15, 0\n"
+	"\tloop done\n"
+	"\tset.ge.u32 r16, r15, r6\n"
+	"\tbreak r16\n"
+	"\tld.block8.u32 r100, [r12+0]\n"
+	"\tiscan.add.u32 r110, r100\n"
+	"\tiscan.add.u32 r111, r101\n"
+	"\tiscan.add.u32 r112, r102\n"
+	"\tiscan.add.u32 r113, r103\n"
+	"\tiscan.add.u32 r114, r104\n"
+	"\tiscan.add.u32 r115, r105\n"
+	"\tiscan.add.u32 r116, r106\n"
+	"\tiscan.add.u32 r117, r107\n"
+	"\tst.block8.u32 [r18+0], r110\n"
+	"\tadd.u64 r12, r12, 512\n"
+	"\tadd.u64 r18, r18, 512\n"
+	"\tadd.u32 r15, r15, 1\n"
+	"done:\tendloop\n"
+	"\tend\n";
+
+/* Copy of r6 blocks of 8 x 16 u32 per sub-group: sub-group block reads and writes. */
+static const char k_copy[] = PROLOGUE
+	"\tmul.u32 r10, r8, r6\n"
+	"\tcvt.u64.u32 r12, r10\n"
+	"\tshl.u64 r12, r12, 9\n"
+	"\tadd.u64 r18, r4, r12\n"
+	"\tadd.u64 r12, r2, r12\n"
+	"\tmov.u32 r15, 0\n"
+	"\tloop done\n"
+	"\tset.ge.u32 r16, r15, r6\n"
+	"\tbreak r16\n"
+	"\tld.block8.u32 r100, [r12+0]\n"
+	"\tst.block8.u32 [r18+0], r100\n"
+	"\tadd.u64 r12, r12, 512\n"
+	"\tadd.u64 r18, r18, 512\n"
+	"\tadd.u32 r15, r15, 1\n"
+	"done:\tendloop\n"
+	"\tend\n";
+
+/*
+ * Work-group exclusive scan, one element per work-item: escan.add in each
+ * sub-group, the sub-group totals through SLM, scanned by sub-group 0 with
+ * escan.add, a barrier on each side.
+ */
+static const char k_wgescan[] =
+	"\ts2r.u64 r0, sr.args\n"
+	"\tld.global.u64 r2, [r0+0]\n"
+	"\tld.global.u64 r4, [r0+8]\n"
+	"\ts2r.u64 r6, sr.global_id.x\n"
+	"\tshl.u64 r6, r6, 2\n"
+	"\tadd.u64 r8, r2, r6\n"
+	"\tld.global.u32 r10, [r8+0]\n"
+	"\tescan.add.u32 r11, r10\n"
+	"\tadd.u32 r12, r11, r10\n"		/* inclusive: the total in the last lane */
+	"\ts2r.u32 r13, sr.subgroup_id\n"
+	"\ts2r.u32 r14, sr.lane_id\n"
+	"\ts2r.u32 r15, sr.subgroup_size\n"
+	"\tsub.u32 r16, r15, 1\n"
+	"\tset.eq.u32 r17, r14, r16\n"
+	"\tshl.u32 r18, r13, 2\n"
+	"\tif r17, a\n"
+	"\tst.local.u32 [r18+0], r12\n"
+	"a:\tendif\n"
+	"\tbar\n"
+	"\ts2r.u32 r19, sr.num_subgroups\n"
+	"\tset.eq.u32 r20, r13, 0\n"
+	"\tif r20, b\n"
+	"\tset.lt.u32 r21, r14, r19\n"
+	"\tif r21, c\n"
+	"\tshl.u32 r22, r14, 2\n"
+	"\tld.local.u32 r23, [r22+0]\n"
+	"\tescan.add.u32 r24, r23\n"
+	"\tst.local.u32 [r22+0], r24\n"
+	"c:\tendif\n"
+	"b:\tendif\n"
+	"\tbar\n"
+	"\tld.local.u32 r25, [r18+0]\n"
+	"\tadd.u32 r26, r11, r25\n"
+	"\tadd.u64 r28, r4, r6\n"
+	"\tst.global.u32 [r28+0], r26\n"
+	"\tend\n";
+
+/*
+ * Transpose of a square n x n u32 matrix, one 16x16 tile per sub-group
+ * (work-group (16, 1): group_id = tile): 16 ld.block rows, a 4-stage
+ * shfl.xor butterfly that swaps the bits of (register, lane), 16 st.block
+ * rows.  Generated: the row pitch is an immediate.
+ */
+static char *k_transpose(uint32_t n)
+{
+	size_t cap = 16384, len = 0;
+	char *s = malloc(cap);
+	static const unsigned masks[] = { 8, 4, 2, 1 };
+
+#define ADD(...) (len += snprintf(s + len, cap - len, __VA_ARGS__))
+	ADD("\ts2r.u64 r0, sr.args\n"
+	    "\tld.global.u64 r2, [r0+0]\n"
+	    "\tld.global.u64 r4, [r0+8]\n"
+	    "\ts2r.u32 r7, sr.group_id.x\n"
+	    "\ts2r.u32 r8, sr.group_id.y\n"
+	    "\ts2r.u32 r9, sr.lane_id\n"
+	    /* in + ((ty * 16) * n + tx * 16) * 4 */
+	    "\tmul.u32 r10, r8, %u\n"
+	    "\tshl.u32 r11, r7, 4\n"
+	    "\tadd.u32 r10, r10, r11\n"
+	    "\tcvt.u64.u32 r12, r10\n"
+	    "\tshl.u64 r12, r12, 2\n"
+	    "\tadd.u64 r12, r2, r12\n"
+	    /* out + ((tx * 16) * n + ty * 16) * 4 */
+	    "\tmul.u32 r10, r7, %u\n"
+	    "\tshl.u32 r11, r8, 4\n"
+	    "\tadd.u32 r10, r10, r11\n"
+	    "\tcvt.u64.u32 r14, r10\n"
+	    "\tshl.u64 r14, r14, 2\n"
+	    "\tadd.u64 r14, r4, r14\n", 16 * n, 16 * n);
+	for (unsigned i = 0; i < 16; i++)
+		ADD("\tld.block.u32 r%u, [r12+%u]\n", 100 + i, i * n * 4);
+	for (unsigned k = 0; k < 4; k++) {
+		unsigned m = masks[k];
+
+		ADD("\tand.u32 r20, r9, %u\n\tset.ne.u32 r20, r20, 0\n", m);
+		for (unsigned i = 0; i < 16; i++) {
+			if (i & m)
+				continue;
+			ADD("\tshfl.xor.u32 r30, r%u, %u\n", 100 + (i | m), m);
+			ADD("\tshfl.xor.u32 r31, r%u, %u\n", 100 + i, m);
+			ADD("\tsel.u32 r%u, r30, r%u, r20\n", 100 + i, 100 + i);
+			ADD("\tsel.u32 r%u, r%u, r31, r20\n", 100 + (i | m), 100 + (i | m));
+		}
+	}
+	for (unsigned j = 0; j < 16; j++)
+		ADD("\tst.block.u32 [r14+%u], r%u\n", j * n * 4, 100 + j);
+	ADD("\tend\n");
+#undef ADD
+	return s;
+}
+
+/* ------------------------------------------------------------------ PoCL */
+
+static const char cl_src[] =
+	"__kernel void reduce(__global const uint *in, __global uint *out)\n"
+	"{\n"
+	"	__local uint t[256];\n"
+	"	uint l = get_local_id(0), base = get_group_id(0) * 1024 + l;\n"
+	"	t[l] = in[base] + in[base + 256] + in[base + 512] + in[base + 768];\n"
+	"	barrier(CLK_LOCAL_MEM_FENCE);\n"
+	"	for (uint s = 128; s > 0; s >>= 1) {\n"
+	"		if (l < s)\n"
+	"			t[l] += t[l + s];\n"
+	"		barrier(CLK_LOCAL_MEM_FENCE);\n"
+	"	}\n"
+	"	if (l == 0)\n"
+	"		out[get_group_id(0)] = t[0];\n"
+	"}\n"
+	/* Inclusive scans of 16-item segments (the model's sub-groups) in local memory. */
+	"__kernel void segscan16(__global const uint *in, __global uint *out)\n"
+	"{\n"
+	"	__local uint t[256];\n"
+	"	uint l = get_local_id(0), g = get_global_id(0), lane = l & 15;\n"
+	"	t[l] = in[g];\n"
+	"	barrier(CLK_LOCAL_MEM_FENCE);\n"
+	"	for (uint d = 1; d < 16; d <<= 1) {\n"
+	"		uint v = lane >= d ? t[l - d] : 0;\n"
+	"		barrier(CLK_LOCAL_MEM_FENCE);\n"
+	"		t[l] += v;\n"
+	"		barrier(CLK_LOCAL_MEM_FENCE);\n"
+	"	}\n"
+	"	out[g] = t[l];\n"
+	"}\n"
+	"__kernel void wgescan(__global const uint *in, __global uint *out)\n"
+	"{\n"
+	"	__local uint t[256];\n"
+	"	uint l = get_local_id(0), g = get_global_id(0), x = in[g];\n"
+	"	t[l] = x;\n"
+	"	barrier(CLK_LOCAL_MEM_FENCE);\n"
+	"	for (uint d = 1; d < 256; d <<= 1) {\n"
+	"		uint v = l >= d ? t[l - d] : 0;\n"
+	"		barrier(CLK_LOCAL_MEM_FENCE);\n"
+	"		t[l] += v;\n"
+	"		barrier(CLK_LOCAL_MEM_FENCE);\n"
+	"	}\n"
+	"	out[g] = t[l] - x;\n"
+	"}\n"
+	"__kernel void transpose(__global const uint *in, __global uint *out, uint n)\n"
+	"{\n"
+	"	__local uint tile[16][17];\n"
+	"	uint lx = get_local_id(0), ly = get_local_id(1);\n"
+	"	uint gx = get_group_id(0) * 16, gy = get_group_id(1) * 16;\n"
+	"	tile[ly][lx] = in[(gy + ly) * n + gx + lx];\n"
+	"	barrier(CLK_LOCAL_MEM_FENCE);\n"
+	"	out[(gx + ly) * n + gy + lx] = tile[lx][ly];\n"
+	"}\n"
+	"__kernel void copy(__global const uint *in, __global uint *out)\n"
+	"{\n"
+	"	uint g = get_global_id(0);\n"
+	"	out[g] = in[g];\n"
+	"}\n";
+
+#ifndef BENCH_NO_POCL
+struct pocl {
+	cl_context ctx;
+	cl_command_queue q;
+	cl_program prog;
+	cl_kernel reduce, segscan, wgescan, transpose, copy;
+	char device[256];
+};
+
+static int pocl_init(struct pocl *p)
+{
+	cl_platform_id plats[16];
+	cl_uint np = 0;
+	cl_device_id dev;
+	cl_int err;
+	char name[256];
+
+	memset(p, 0, sizeof(*p));
+	if (clGetPlatformIDs(16, plats, &np) != CL_SUCCESS)
+		return -1;
+	for (cl_uint i = 0; i < np; i++) {
+		clGetPlatformInfo(plats[i], CL_PLATFORM_NAME, sizeof(name), name, NULL);
+		if (!strstr(name, "Portable Computing Language"))
+			continue;
+		if (clGetDeviceIDs(plats[i], CL_DEVICE_TYPE_ALL, 1, &dev, NULL) != CL_SUCCESS)
+			return -1;
+		clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof(p->device), p->device, NULL);
+		p->ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
+		if (err)
+			return -1;
+		p->q = clCreateCommandQueue(p->ctx, dev, 0, &err);
+		if (err)
+			return -1;
+		p->prog = clCreateProgramWithSource(p->ctx, 1, (const char *[]){ cl_src }, NULL, &err);
+		if (err || clBuildProgram(p->prog, 1, &dev, "", NULL, NULL) != CL_SUCCESS) {
+			char log[8192] = "";
+
+			clGetProgramBuildInfo(p->prog, dev, CL_PROGRAM_BUILD_LOG, sizeof(log), log, NULL);
+			fprintf(stderr, "builtins: PoCL build failed:\n%s\n", log);
+			return -1;
+		}
+		p->reduce = clCreateKernel(p->prog, "reduce", &err);
+		p->segscan = clCreateKernel(p->prog, "segscan16", &err);
+		p->wgescan = clCreateKernel(p->prog, "wgescan", &err);
+		p->transpose = clCreateKernel(p->prog, "transpose", &err);
+		p->copy = clCreateKernel(p->prog, "copy", &err);
+		return err ? -1 : 0;
+	}
+	fprintf(stderr, "builtins: no PoCL platform (apt-get install pocl-opencl-icd)\n");
+	return -1;
+}
+
+static cl_mem pocl_buf(struct pocl *p, void *host, size_t bytes)
+{
+	cl_int err;
+	cl_mem m = clCreateBuffer(p->ctx, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, bytes, host, &err);
+
+	if (err) {
+		fprintf(stderr, "builtins: clCreateBuffer: %d\n", err);
+		exit(2);
+	}
+	return m;
+}
+
+static double pocl_run(struct pocl *p, cl_kernel k, cl_mem a, cl_mem b, int narg3, uint32_t arg3,
+		       unsigned dims, const size_t *gs, const size_t *ls)
+{
+	double t;
+	cl_int err;
+
+	clSetKernelArg(k, 0, sizeof(a), &a);
+	clSetKernelArg(k, 1, sizeof(b), &b);
+	if (narg3)
+		clSetKernelArg(k, 2, sizeof(arg3), &arg3);
+	t = now();
+	err = clEnqueueNDRangeKernel(p->q, k, dims, NULL, gs, ls, 0, NULL, NULL);
+	clFinish(p->q);
+	if (err) {
+		fprintf(stderr, "builtins: clEnqueueNDRangeKernel: %d\n", err);
+		exit(2);
+	}
+	return now() - t;
+}
+
+static void pocl_sync(struct pocl *p, cl_mem m, void *host, size_t bytes)
+{
+	/* USE_HOST_PTR on a CPU device: a map makes the host copy current. */
+	cl_int err;
+	void *ptr = clEnqueueMapBuffer(p->q, m, CL_TRUE, CL_MAP_READ, 0, bytes, 0, NULL, NULL, &err);
+
+	if (err) {
+		fprintf(stderr, "builtins: clEnqueueMapBuffer: %d\n", err);
+		exit(2);
+	}
+	if (ptr != host)
+		memcpy(host, ptr, bytes);
+	clEnqueueUnmapMemObject(p->q, m, ptr, 0, NULL, NULL);
+	clFinish(p->q);
+}
+#endif
+
+/* ------------------------------------------------------------- the run */
+
+struct result {
+	const char *name, *model_kernel, *pocl_kernel;
+	uint64_t elems;
+	double model_s, pocl_s;
+	bool model_ok, pocl_ok, pocl_ran;
+};
+
+static struct {
+	bool quick, pocl;
+	int reps;
+	uint64_t elems;
+	unsigned threads;
+} opt = { .reps = 3, .pocl = true };
+
+static uint32_t *ref_in;
+
+static uint64_t mix(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	return x;
+}
+
+/* Model args: in, out, u32 parameter. */
+static uint64_t margs(struct gpu *g, uint64_t *args_host, uint64_t in, uint64_t out, uint32_t p)
+{
+	(void)g;
+	args_host[0] = in;
+	args_host[1] = out;
+	args_host[2] = p;
+	return 0;
+}
+
+static bool check_u32(const char *what, const uint32_t *got, const uint32_t *want, uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++) {
+		if (got[i] != want[i]) {
+			printf("  %s: element %llu is %u, expected %u\n", what, (unsigned long long)i,
+			       got[i], want[i]);
+			return false;
+		}
+	}
+	return true;
+}
+
+int main(int argc, char **argv)
+{
+	struct result res[5];
+	unsigned nres = 0, failed = 0, passed = 0;
+	uint64_t n, tn, mem;
+	struct gpu *g;
+	uint64_t in_va, out_va, part_va, args_va, code[5];
+	uint32_t *in, *out, *part, *want;
+	uint64_t *args;
+	char *tsrc;
+#ifndef BENCH_NO_POCL
+	struct pocl P;
+	cl_mem cin = NULL, cout = NULL, cpa = NULL, cpb = NULL;
+	uint32_t *pout = NULL, *ppa = NULL, *ppb = NULL;
+#endif
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--quick")) {
+			opt.quick = true;
+			opt.pocl = false;
+		} else if (!strcmp(argv[i], "--pocl")) {
+			opt.pocl = true;
+		} else if (!strcmp(argv[i], "--no-pocl")) {
+			opt.pocl = false;
+		} else if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
+			opt.reps = atoi(argv[++i]);
+		} else if (!strcmp(argv[i], "--elems") && i + 1 < argc) {
+			opt.elems = strtoull(argv[++i], NULL, 0);
+		} else if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
+			opt.threads = atoi(argv[++i]);
+		} else {
+			fprintf(stderr, "usage: %s [--quick] [--pocl|--no-pocl] [--reps N] [--elems N] "
+				"[--threads N]\n", argv[0]);
+			return 2;
+		}
+	}
+#ifdef BENCH_NO_POCL
+	opt.pocl = false;
+#endif
+	if (opt.reps < 1)
+		opt.reps = 1;
+	if (opt.quick && !opt.elems)
+		opt.reps = 1;
+	n = opt.elems ? opt.elems : opt.quick ? (1u << 16) : (1u << 26);
+	if (n < CHUNK * 16 || (n & (n - 1))) {
+		fprintf(stderr, "builtins: --elems must be a power of two >= %u\n", CHUNK * 16);
+		return 2;
+	}
+	/* The transpose: the largest square power-of-two matrix of at most n elements. */
+	tn = 16;
+	while (tn * tn * 4 <= n)
+		tn *= 2;
+	if (!opt.threads) {
+		long c = sysconf(_SC_NPROCESSORS_ONLN);
+
+		opt.threads = c > 0 ? (unsigned)c : 1;
+	}
+
+	mem = 3 * n * 4 + (64ull << 20);
+	g = gpu_create(mem, opt.threads);
+	in_va = gbuf(g, n * 4, 0, &in);
+	out_va = gbuf(g, n * 4, WEFT_PTE_WRITE, &out);
+	part_va = gbuf(g, n / 64 * 4 + PAGE, WEFT_PTE_WRITE, &part);
+	args_va = gbuf(g, PAGE, 0, &args);
+	code[0] = gcode(g, "<sg-reduce>", k_reduce);
+	code[1] = gcode(g, "<sg-scan>", k_sgscan);
+	code[2] = gcode(g, "<wg-escan>", k_wgescan);
+	tsrc = k_transpose((uint32_t)tn);
+	code[3] = gcode(g, "<transpose>", tsrc);
+	free(tsrc);
+	code[4] = gcode(g, "<block-copy>", k_copy);
+
+	ref_in = malloc(n * 4);
+	want = malloc(n * 4);
+	for (uint64_t i = 0; i < n; i++)
+		ref_in[i] = (uint32_t)mix(i + 1);
+	memcpy(in, ref_in, n * 4);
+
+#ifndef BENCH_NO_POCL
+	if (opt.pocl) {
+		if (pocl_init(&P)) {
+			fprintf(stderr, "builtins: PoCL unavailable: cannot compare\n");
+			return 2;
+		}
+		pout = aligned_alloc(4096, n * 4);
+		ppa = aligned_alloc(4096, n / 64 * 4 + PAGE);
+		ppb = aligned_alloc(4096, n / 64 * 4 + PAGE);
+		cin = pocl_buf(&P, ref_in, n * 4);
+		cout = pocl_buf(&P, pout, n * 4);
+		cpa = pocl_buf(&P, ppa, n / 64 * 4 + PAGE);
+		cpb = pocl_buf(&P, ppb, n / 64 * 4 + PAGE);
+	}
+#endif
+	printf("builtins: %llu elements (transpose %llux%llu), model SIMD%u on %u threads%s%s\n",
+	       (unsigned long long)n, (unsigned long long)tn, (unsigned long long)tn, SIMD,
+	       opt.threads, opt.pocl ? ", PoCL device: " : "",
+#ifndef BENCH_NO_POCL
+	       opt.pocl ? P.device :
+#endif
+	       "");
+
+	/* ---- sg-reduce ---- */
+	{
+		struct result *r = &res[nres++];
+		uint32_t sum = 0, got = 0;
+
+		*r = (struct result){ .name = "sg-reduce", .model_kernel = "ld.block8 + red.add.u32 (sub-group reduce)",
+				      .pocl_kernel = "local-memory tree", .elems = n };
+		for (uint64_t i = 0; i < n; i++)
+			sum += ref_in[i];
+		r->model_s = 1e30;
+		for (int rep = 0; rep < opt.reps + 1; rep++) {
+			/* Passes: in -> part -> out -> part ... until <= CHUNK partials. */
+			uint64_t cnt = n, src = in_va, dst = part_va;
+			uint32_t *dsth = part;
+			double t = now();
+			bool ok = true;
+
+			while (cnt > CHUNK) {
+				uint64_t nsg = cnt / CHUNK;
+				struct launch l = { .code = code[0], .args = args_va, .gsize =
+						    { (uint32_t)(nsg * SIMD), 1, 1 }, .lsize =
+						    { nsg * SIMD < WG ? (uint32_t)(nsg * SIMD) : WG, 1, 1 } };
+
+				margs(g, args, src, dst, CHUNK / (8 * SIMD));
+				if (gdispatch(g, &l)) {
+					ok = false;
+					break;
+				}
+				cnt = nsg;
+				src = dst;
+				dsth = dst == part_va ? part : out;
+				dst = dst == part_va ? out_va : part_va;
+			}
+			got = 0;
+			for (uint64_t i = 0; i < cnt; i++)
+				got += dsth[i];
+			t = now() - t;
+			if (rep && t < r->model_s)
+				r->model_s = t;
+			r->model_ok = ok && got == sum;
+		}
+		if (!r->model_ok)
+			printf("  sg-reduce (model): sum %u, expected %u\n", got, sum);
+#ifndef BENCH_NO_POCL
+		if (opt.pocl) {
+			r->pocl_ran = true;
+			r->pocl_s = 1e30;
+			for (int rep = 0; rep < opt.reps + 1; rep++) {
+				uint64_t cnt = n;
+				cl_mem src = cin, dst = cpa;
+				uint32_t *dsth = ppa;
+				double t = 0;
+
+				while (cnt > CHUNK) {
+					size_t gs = cnt / 4, ls = WG;
+
+					t += pocl_run(&P, P.reduce, src, dst, 0, 0, 1, &gs, &ls);
+					cnt /= CHUNK;
+					src = dst;
+					dsth = dst == cpa ? ppa : ppb;
+					dst = dst == cpa ? cpb : cpa;
+				}
+				pocl_sync(&P, src, dsth, cnt * 4);
+				{
+					double t0 = now();
+
+					got = 0;
+					for (uint64_t i = 0; i < cnt; i++)
+						got += dsth[i];
+					t += now() - t0;
+				}
+				if (rep && t < r->pocl_s)
+					r->pocl_s = t;
+				r->pocl_ok = got == sum;
+			}
+			if (!r->pocl_ok)
+				printf("  sg-reduce (PoCL): sum %u, expected %u\n", got, sum);
+		}
+#endif
+	}
+
+	/* ---- sg-scan ---- */
+	{
+		struct result *r = &res[nres++];
+
+		*r = (struct result){ .name = "sg-scan", .model_kernel = "ld.block8 + iscan.add.u32 + st.block8",
+				      .pocl_kernel = "local-memory scan per 16", .elems = n };
+		for (uint64_t i = 0; i < n; i++)
+			want[i] = (i % SIMD ? want[i - 1] : 0) + ref_in[i];
+		r->model_s = 1e30;
+		for (int rep = 0; rep < opt.reps + 1; rep++) {
+			struct launch l = { code[1], args_va, { (uint32_t)(n / CHUNK * SIMD), 1, 1 },
+					    { WG, 1, 1 }, 0 };
+			double t;
+			uint32_t e;
+
+			memset(out, 0, n * 4);
+			margs(g, args, in_va, out_va, CHUNK / (8 * SIMD));
+			t = now();
+			e = gdispatch(g, &l);
+			t = now() - t;
+			if (rep && t < r->model_s)
+				r->model_s = t;
+			if (e)
+				printf("  sg-scan (model): queue error %u\n", e);
+			r->model_ok = !e && check_u32("sg-scan (model)", out, want, n);
+		}
+#ifndef BENCH_NO_POCL
+		if (opt.pocl) {
+			size_t gs = n, ls = WG;
+
+			r->pocl_ran = true;
+			r->pocl_s = 1e30;
+			for (int rep = 0; rep < opt.reps + 1; rep++) {
+				double t = pocl_run(&P, P.segscan, cin, cout, 0, 0, 1, &gs, &ls);
+
+				if (rep && t < r->pocl_s)
+					r->pocl_s = t;
+			}
+			pocl_sync(&P, cout, pout, n * 4);
+			r->pocl_ok = check_u32("sg-scan (PoCL)", pout, want, n);
+		}
+#endif
+	}
+
+	/* ---- wg-escan ---- */
+	{
+		struct result *r = &res[nres++];
+
+		*r = (struct result){ .name = "wg-escan", .model_kernel = "escan.add.u32 + SLM + bar (work-group scan)",
+				      .pocl_kernel = "local-memory scan per 256", .elems = n };
+		for (uint64_t i = 0; i < n; i++)
+			want[i] = i % WG ? want[i - 1] + ref_in[i - 1] : 0;
+		r->model_s = 1e30;
+		for (int rep = 0; rep < opt.reps + 1; rep++) {
+			struct launch l = { code[2], args_va, { (uint32_t)n, 1, 1 }, { WG, 1, 1 }, 64 };
+			double t;
+			uint32_t e;
+
+			memset(out, 0, n * 4);
+			margs(g, args, in_va, out_va, 0);
+			t = now();
+			e = gdispatch(g, &l);
+			t = now() - t;
+			if (rep && t < r->model_s)
+				r->model_s = t;
+			if (e)
+				printf("  wg-escan (model): queue error %u\n", e);
+			r->model_ok = !e && check_u32("wg-escan (model)", out, want, n);
+		}
+#ifndef BENCH_NO_POCL
+		if (opt.pocl) {
+			size_t gs = n, ls = WG;
+
+			r->pocl_ran = true;
+			r->pocl_s = 1e30;
+			for (int rep = 0; rep < opt.reps + 1; rep++) {
+				double t = pocl_run(&P, P.wgescan, cin, cout, 0, 0, 1, &gs, &ls);
+
+				if (rep && t < r->pocl_s)
+					r->pocl_s = t;
+			}
+			pocl_sync(&P, cout, pout, n * 4);
+			r->pocl_ok = check_u32("wg-escan (PoCL)", pout, want, n);
+		}
+#endif
+	}
+
+	/* ---- transpose ---- */
+	{
+		struct result *r = &res[nres++];
+		uint64_t tt = tn * tn;
+
+		*r = (struct result){ .name = "transpose", .model_kernel = "16x16: ld.block + shfl.xor butterfly + st.block",
+				      .pocl_kernel = "16x16 local-memory tile", .elems = tt };
+		for (uint64_t y = 0; y < tn; y++)
+			for (uint64_t x = 0; x < tn; x++)
+				want[x * tn + y] = ref_in[y * tn + x];
+		r->model_s = 1e30;
+		for (int rep = 0; rep < opt.reps + 1; rep++) {
+			struct launch l = { code[3], args_va, { (uint32_t)tn, (uint32_t)(tn / 16), 1 },
+					    { 16, 1, 1 }, 0 };
+			double t;
+			uint32_t e;
+
+			memset(out, 0, tt * 4);
+			margs(g, args, in_va, out_va, 0);
+			t = now();
+			e = gdispatch(g, &l);
+			t = now() - t;
+			if (rep && t < r->model_s)
+				r->model_s = t;
+			if (e)
+				printf("  transpose (model): queue error %u\n", e);
+			r->model_ok = !e && check_u32("transpose (model)", out, want, tt);
+		}
+#ifndef BENCH_NO_POCL
+		if (opt.pocl) {
+			size_t gs[2] = { tn, tn }, ls[2] = { 16, 16 };
+
+			r->pocl_ran = true;
+			r->pocl_s = 1e30;
+			for (int rep = 0; rep < opt.reps + 1; rep++) {
+				double t = pocl_run(&P, P.transpose, cin, cout, 1, (uint32_t)tn, 2, gs, ls);
+
+				if (rep && t < r->pocl_s)
+					r->pocl_s = t;
+			}
+			pocl_sync(&P, cout, pout, tt * 4);
+			r->pocl_ok = check_u32("transpose (PoCL)", pout, want, tt);
+		}
+#endif
+	}
+
+	/* ---- block-copy ---- */
+	{
+		struct result *r = &res[nres++];
+
+		*r = (struct result){ .name = "block-copy", .model_kernel = "ld.block8 / st.block8 (sub-group block I/O)",
+				      .pocl_kernel = "plain copy", .elems = n };
+		r->model_s = 1e30;
+		for (int rep = 0; rep < opt.reps + 1; rep++) {
+			struct launch l = { code[4], args_va, { (uint32_t)(n / CHUNK * SIMD), 1, 1 },
+					    { WG, 1, 1 }, 0 };
+			double t;
+			uint32_t e;
+
+			memset(out, 0, n * 4);
+			margs(g, args, in_va, out_va, CHUNK / (8 * SIMD));
+			t = now();
+			e = gdispatch(g, &l);
+			t = now() - t;
+			if (rep && t < r->model_s)
+				r->model_s = t;
+			if (e)
+				printf("  block-copy (model): queue error %u\n", e);
+			r->model_ok = !e && check_u32("block-copy (model)", out, ref_in, n);
+		}
+#ifndef BENCH_NO_POCL
+		if (opt.pocl) {
+			size_t gs = n, ls = WG;
+
+			r->pocl_ran = true;
+			r->pocl_s = 1e30;
+			for (int rep = 0; rep < opt.reps + 1; rep++) {
+				double t = pocl_run(&P, P.copy, cin, cout, 0, 0, 1, &gs, &ls);
+
+				if (rep && t < r->pocl_s)
+					r->pocl_s = t;
+			}
+			pocl_sync(&P, cout, pout, n * 4);
+			r->pocl_ok = check_u32("block-copy (PoCL)", pout, ref_in, n);
+		}
+#endif
+	}
+
+	if (opt.quick) {
+		for (unsigned i = 0; i < nres; i++) {
+			bool ok = res[i].model_ok && (!res[i].pocl_ran || res[i].pocl_ok);
+
+			printf("%s %s: model result %s%s\n", ok ? "ok  " : "FAIL", res[i].name,
+			       res[i].model_ok ? "matches the C reference" : "WRONG",
+			       res[i].pocl_ran ? (res[i].pocl_ok ? ", PoCL matches" : ", PoCL WRONG") : "");
+			ok ? passed++ : failed++;
+		}
+	} else {
+		printf("\n| kernel | elements | Weft model (ISA builtins used) | model Melem/s | "
+		       "PoCL (OpenCL C) | PoCL Melem/s | model / PoCL | check |\n");
+		printf("|---|---:|---|---:|---|---:|---:|---|\n");
+		for (unsigned i = 0; i < nres; i++) {
+			struct result *r = &res[i];
+			double me = r->elems / r->model_s / 1e6, pe = r->pocl_ran ? r->elems / r->pocl_s / 1e6 : 0;
+			bool ok = r->model_ok && (!r->pocl_ran || r->pocl_ok);
+
+			printf("| %s | %llu | %s | %.0f | %s | ", r->name, (unsigned long long)r->elems,
+			       r->model_kernel, me, r->pocl_kernel);
+			if (r->pocl_ran)
+				printf("%.0f | %.2fx |", pe, me / pe);
+			else
+				printf("- | - |");
+			printf(" %s |\n", ok ? "ok" : r->model_ok ? "PoCL WRONG" : "model WRONG");
+			ok ? passed++ : failed++;
+		}
+		printf("\n");
+	}
+	gpu_destroy(g);
+	printf("%u passed, %u failed\n", passed, failed);
+	return failed ? 1 : 0;
+}
