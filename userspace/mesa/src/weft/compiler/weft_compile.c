@@ -208,6 +208,28 @@ weft_compile_nir_simd(const nir_shader *orig, unsigned simd)
       }
       shader->disasm = strdup(text);
    }
+   /* WEFT_DUMP_DIR: <kernel>.bin and <kernel>.s per compiled kernel (weft-clc). */
+   if (getenv("WEFT_DUMP_DIR")) {
+      nir_function_impl *impl = nir_shader_get_entrypoint(nir);
+      const char *name = impl && impl->function->name ? impl->function->name : "kernel";
+      /* Rusticl wraps each kernel in a function of this name. */
+      if (!strncmp(name, "__wrapped_", 10))
+         name += 10;
+      char path[4096];
+      FILE *f;
+
+      snprintf(path, sizeof(path), "%s/%s.bin", getenv("WEFT_DUMP_DIR"), name);
+      if ((f = fopen(path, "wb"))) {
+         fwrite(shader->code, 1, shader->size, f);
+         fclose(f);
+      }
+      snprintf(path, sizeof(path), "%s/%s.s", getenv("WEFT_DUMP_DIR"), name);
+      if ((f = fopen(path, "w"))) {
+         fprintf(f, "# %s: SIMD %u, %u registers, %u bytes\n%s", name, shader->simd,
+                 shader->num_regs, shader->size, shader->disasm);
+         fclose(f);
+      }
+   }
    if (weft_debug & WEFT_DBG_ASM) {
       fprintf(stderr, "=== weft: %s, SIMD %u, %u registers, %u bytes\n%s",
               nir->info.name ? nir->info.name : "kernel", shader->simd, shader->num_regs,
