@@ -122,6 +122,64 @@ static void fill_scratch(void)
 	}
 }
 
+/* Plausible syncs at @at in scratch: real handles, small points. */
+static uint64_t plausible_syncs(struct drm_weft_obj_array *a, size_t at)
+{
+	struct drm_weft_sync *sync = (void *)(scratch + at);
+
+	a->stride = sizeof(*sync);
+	a->count = rnd() % 3;
+	for (uint32_t i = 0; i < a->count; i++) {
+		sync[i].flags = rnd() % 2;
+		sync[i].handle = rnd_id();
+		sync[i].point = sync[i].flags ? rnd() % 4 : 0;
+	}
+	return a->array = to_user_pointer(sync);
+}
+
+/* Mostly valid VM_BIND operations: real handles, aligned user VAs. */
+static void plausible_bind(struct drm_weft_vm_bind *b)
+{
+	struct drm_weft_vm_bind_op *op = (void *)scratch;
+
+	b->flags = rnd() % 2;
+	b->ops.stride = sizeof(*op);
+	b->ops.count = 1 + rnd() % 4;
+	b->ops.array = to_user_pointer(op);
+	for (uint32_t i = 0; i < b->ops.count; i++) {
+		memset(&op[i], 0, sizeof(op[i]));
+		op[i].op = rnd() % 2;
+		op[i].handle = op[i].op ? 0 : rnd_id();
+		op[i].flags = op[i].op ? 0 : rnd() % 4;
+		op[i].bo_offset = op[i].op ? 0 : rnd() % 2 * PAGE;
+		op[i].va = info.user_va_start + rnd() % 32 * PAGE;
+		op[i].size = (1 + rnd() % 4) * PAGE;
+	}
+	plausible_syncs(&b->in_syncs, 2048);
+	plausible_syncs(&b->out_syncs, 3072);
+}
+
+/* Mostly valid jobs: batches in the user range, real syncobjs. */
+static void plausible_submit(struct drm_weft_submit *sub)
+{
+	struct drm_weft_job *job = (void *)(scratch + 4096);
+
+	sub->jobs.stride = sizeof(*job);
+	sub->jobs.count = 1 + rnd() % 3;
+	sub->jobs.array = to_user_pointer(job);
+	for (uint32_t i = 0; i < sub->jobs.count; i++) {
+		memset(&job[i], 0, sizeof(job[i]));
+		job[i].batch_va = info.user_va_start + rnd() % 32 * PAGE;
+		job[i].batch_size = 4 * (1 + rnd() % 16);
+		plausible_syncs(&job[i].in_syncs, 8192 + i * 256);
+		plausible_syncs(&job[i].out_syncs, 8192 + i * 256 + 128);
+	}
+}
+
+static const uint64_t bo_sizes[] = {
+	0, 1, ~0ull, ~0ull - PAGE + 1, 1ull << 62, 1ull << 47, 1ull << 20,
+};
+
 /* One random call; returns the ioctl's result, for the id pool. */
 static void fuzz_one(int fd)
 {
@@ -173,7 +231,9 @@ static void fuzz_one(int fd)
 		ret = __weft_query(fd, &a.query);
 		break;
 	case 1:
-		a.bo.size = rnd() % 4 ? rnd() % (64 * PAGE) : rnd_u64();
+		/* Small, or hostile: pinning RAM-sized buffers would OOM. */
+		a.bo.size = rnd() % 4 ? rnd() % (64 * PAGE) :
+			    bo_sizes[rnd() % ARRAY_SIZE(bo_sizes)];
 		a.bo.flags = rnd() % 8 ? 0 : rnd();
 		ret = __weft_bo_create(fd, &a.bo);
 		if (!ret)
@@ -205,6 +265,8 @@ static void fuzz_one(int fd)
 		if (rnd() % 2)
 			rnd_array(&a.bind.out_syncs,
 				  sizeof(struct drm_weft_sync));
+		if (rnd() % 2)
+			plausible_bind(&a.bind);
 		ret = __weft_vm_bind(fd, &a.bind);
 		break;
 	case 7:
@@ -223,6 +285,8 @@ static void fuzz_one(int fd)
 		a.submit.queue_id = rnd_id();
 		a.submit.flags = rnd() % 8 ? 0 : rnd();
 		rnd_array(&a.submit.jobs, sizeof(struct drm_weft_job));
+		if (rnd() % 2)
+			plausible_submit(&a.submit);
 		ret = __weft_submit(fd, &a.submit);
 		break;
 	default:
@@ -364,6 +428,20 @@ igt_main
 	igt_subtest("fuzz-one-file") {
 		fuzz(seed * 31 + 7, calls, 1);
 		checked_dispatch(fd);
+	}
+
+	igt_describe("Check that a buffer larger than the machine's memory is "
+		     "refused with -ENOMEM instead of being pinned when bound.");
+	igt_subtest("bad-bo-create-larger-than-ram") {
+		uint64_t ram = (uint64_t)sysconf(_SC_PHYS_PAGES) *
+			       sysconf(_SC_PAGESIZE);
+		struct drm_weft_bo_create create = {
+			.size = ALIGN(ram, PAGE) + PAGE,
+		};
+
+		igt_assert_eq(__weft_bo_create(fd, &create), -ENOMEM);
+		create.size = 1ull << 47;
+		igt_assert_eq(__weft_bo_create(fd, &create), -ENOMEM);
 	}
 
 	igt_fixture {

@@ -4,6 +4,7 @@
 #include <linux/capability.h>
 #include <linux/dma-fence-chain.h>
 #include <linux/dma-resv.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/pci.h>
 #include <linux/seq_file.h>
@@ -146,6 +147,13 @@ static int weft_ioctl_bo_create(struct drm_device *ddev, void *data,
 		return -EINVAL;
 
 	size = PAGE_ALIGN(args->size);
+	/*
+	 * A buffer is pinned whole when first bound: one larger than the
+	 * machine's memory could only end in the OOM killer.
+	 */
+	if (size > (u64)totalram_pages() << PAGE_SHIFT)
+		return -ENOMEM;
+
 	ret = weft_gem_create_with_handle(file, ddev, size, &args->handle);
 	if (!ret)
 		args->size = size;
