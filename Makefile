@@ -17,9 +17,9 @@ export CC
 
 WEFT_ASM := $(BUILD)/hw/weft-asm
 
-.PHONY: all hw module igt tools bench check check-host check-vm demo clean
+.PHONY: all hw module igt tools bench bench-build check check-host check-vm demo clean
 
-all: hw module igt tools bench
+all: hw module igt tools bench-build
 
 hw:
 	$(MAKE) -C hw BUILD=$(BUILD)/hw
@@ -34,8 +34,13 @@ tools: hw
 	$(MAKE) -C tools BUILD=$(BUILD)/tools WEFT_ASM=$(WEFT_ASM) LIBWEFT=$(BUILD)/libweft
 
 # After tools: both link the one libweft in $(BUILD)/libweft.
-bench: tools
-	$(MAKE) -C bench BUILD=$(BUILD)/bench LIBWEFT=$(BUILD)/libweft
+bench-build: tools
+	$(MAKE) -C bench BUILD=$(BUILD)/bench LIBWEFT=$(BUILD)/libweft HWBUILD=$(BUILD)/hw
+
+# Benchmarks (never timed tests): the device model in-process against PoCL on
+# the same kernels and data; prints a table (README.md, "Benchmarks").
+bench: bench-build
+	$(BUILD)/bench/builtins
 
 check: all
 	BUILD=$(BUILD) tests/run-all
