@@ -754,7 +754,11 @@ static int exec_ldst(struct weft_worker *w, struct sg_state *s, const struct wef
 	char kind = tkind(t);
 	unsigned er = elem_regs(bits);
 	uint32_t mask = s->mask;
-	unsigned first = __builtin_ctz(mask);
+	unsigned first;
+
+	if (!mask)	/* only a malformed program gets here with no lane active */
+		return 0;
+	first = __builtin_ctz(mask);
 	int64_t off = (int32_t)in->imm;
 	uint8_t tmp[8 * 32 * 8];
 	unsigned op = in->op;
@@ -1137,8 +1141,15 @@ exec_sg(struct weft_worker *w, struct sg_ctx *c, struct sg_state *s, const unsig
 				__atomic_thread_fence(__ATOMIC_SEQ_CST);
 			break;
 		case WEFT_CLASS_BAR:
-			w->pending += count;
+			/* Account here too: a loop around a barrier must meet the watchdog. */
 			s->pc = pc + 8;
+			w->pending += count;
+			if (w->pending >= ACCOUNT_EVERY) {
+				count = w->pending;
+				w->pending = 0;
+				if (account(w->job, count))
+					return -1;
+			}
 			return 1;
 		case WEFT_CLASS_CF: {
 			uint64_t tgt = pc + (uint64_t)(int64_t)(int32_t)in->imm;
@@ -1304,6 +1315,7 @@ static int run_group(struct weft_worker *w, uint64_t g)
 		c.nitems *= c.lsz[i];
 	}
 	c.nsub = (c.nitems + dp->simd - 1) / dp->simd;
+	memset(w->slot_used, 0, sizeof(w->slot_used));	/* also after an error */
 	for (unsigned k = 0; k < c.nsub; k++) {
 		w->sgs[k].slot = -1;
 		w->sgs[k].done = false;
