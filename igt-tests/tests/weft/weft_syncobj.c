@@ -79,6 +79,20 @@ static uint32_t syncobj(int fd)
 	return h;
 }
 
+/* A new unmapped page and an op mapping it at test slot 4. */
+static struct weft_bo *map_op_new(int fd, struct drm_weft_vm_bind_op *op)
+{
+	struct weft_bo *bo = weft_bo_new(fd, PAGE, 0, 0, 0);
+
+	*op = (struct drm_weft_vm_bind_op) {
+		.op = DRM_WEFT_VM_BIND_OP_MAP,
+		.handle = bo->handle,
+		.va = weft_test_va(&info, 4),
+		.size = PAGE,
+	};
+	return bo;
+}
+
 /* Bad in-syncs (@out false) or out-syncs of VM_BIND, both modes. */
 static void bad_vm_bind_syncs(int fd, uint32_t vm, bool out)
 {
@@ -196,13 +210,8 @@ igt_main
 	igt_describe("Check that an asynchronous map signals its out-sync "
 		     "and a job waiting on it sees the mapping.");
 	igt_subtest("vm-bind-async-map") {
-		struct weft_bo *bo = weft_bo_new(fd, PAGE, 0, 0, 0);
-		struct drm_weft_vm_bind_op op = {
-			.op = DRM_WEFT_VM_BIND_OP_MAP,
-			.handle = bo->handle,
-			.va = weft_test_va(&info, 4),
-			.size = PAGE,
-		};
+		struct drm_weft_vm_bind_op op;
+		struct weft_bo *bo = map_op_new(fd, &op);
 		struct drm_weft_sync s = { .handle = syncobj(fd) };
 		uint32_t size;
 		uint64_t va = weft_test_write_batch(&c, 0, op.va + 8, 0x600d,
@@ -295,13 +304,8 @@ igt_main
 	igt_describe("Check that a synchronous bind signals its out-sync "
 		     "before returning.");
 	igt_subtest("vm-bind-sync-out-sync") {
-		struct weft_bo *bo = weft_bo_new(fd, PAGE, 0, 0, 0);
-		struct drm_weft_vm_bind_op op = {
-			.op = DRM_WEFT_VM_BIND_OP_MAP,
-			.handle = bo->handle,
-			.va = weft_test_va(&info, 4),
-			.size = PAGE,
-		};
+		struct drm_weft_vm_bind_op op;
+		struct weft_bo *bo = map_op_new(fd, &op);
 		struct drm_weft_sync s = { .handle = syncobj(fd) };
 
 		igt_assert_eq(bind(fd, c.vm, 0, &op, 1, NULL, 0, &s, 1), 0);
@@ -357,13 +361,8 @@ igt_main
 			uint32_t flags;
 			struct drm_weft_obj_array ops;
 		};
-		struct weft_bo *bo = weft_bo_new(fd, PAGE, 0, 0, 0);
-		struct drm_weft_vm_bind_op op = {
-			.op = DRM_WEFT_VM_BIND_OP_MAP,
-			.handle = bo->handle,
-			.va = weft_test_va(&info, 4),
-			.size = PAGE,
-		};
+		struct drm_weft_vm_bind_op op;
+		struct weft_bo *bo = map_op_new(fd, &op);
 		struct vm_bind_v1_0 b = {
 			.vm_id = c.vm,
 			.ops = DRM_WEFT_OBJ_ARRAY(1, &op),
