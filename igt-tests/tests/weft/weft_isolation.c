@@ -182,6 +182,24 @@ igt_main
 		drm_close_driver(fd2);
 	}
 
+	igt_describe("Check that another fd cannot open the first one's "
+		     "buffers by guessing global (flink) names: none exist "
+		     "unless exported.");
+	igt_subtest("second-fd-flink-names") {
+		int fd2 = drm_open_driver(DRIVER_WEFT);
+
+		for (uint32_t name = 1; name < 256; name++) {
+			struct drm_gem_open o = { .name = name };
+
+			igt_assert_neq(igt_ioctl(fd2, DRM_IOCTL_GEM_OPEN, &o),
+				       0);
+			igt_assert(errno == ENOENT || errno == EACCES ||
+				   errno == EINVAL);
+			errno = 0;
+		}
+		drm_close_driver(fd2);
+	}
+
 	igt_describe("Check that a new buffer never shows another file's "
 		     "old data.");
 	igt_subtest("new-buffer-zeroed") {
