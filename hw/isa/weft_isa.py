@@ -26,22 +26,20 @@ operands live in an even-aligned register pair rN:rN+1 (rN low).  With
 lit = 1 the next word is a 64-bit literal for a 64-bit srci operand (only
 when imm32 cannot express the value).
 
-How the rest of the ISA fits (no field or format changes needed):
+Instruction classes beyond the integer ALU (all declared below, once):
 
-- float ALU: the same alu class and operand roles with T in f16/f32/f64
-  (f16 in the low half of a 32-bit register); rounding / ftz modifiers in
-  mod (register forms) or as separate opcodes; comparisons like set.*.
-- control flow with divergence: structured opcodes (if/else/endif on a
-  32-bit lane-mask register, loop/break/continue/endloop, branch with a
-  signed imm32 word offset) in 0x004-0x00f; the model keeps a per-sub-group
-  mask stack and the per-lane loops already blend with the active mask M.
-- barrier / SLM: new classes; ld.local / st.local reuse the mem role.
-- atomics: d = old value, [rA] address, b / c data (no imm: the mem role
-  without offset, or a literal word for the offset).
-- cross-lane: shuffle (idx/xor/up/down: b = lane or delta, srci), broadcast,
-  vote/ballot (u32 mask result), reduce/scan (op in the opcode, T any
-  integer or float type) as new classes that see all lanes at once.
-- block load/store: the element count in the opcode or mod.
+- cf: structured control flow on a per-sub-group mask stack (if / else /
+  endif, loop / break / cont / endloop) and uniform branches (bra,
+  bra.any/all/none); targets are a signed imm32 byte offset (role target).
+- bar: the work-group barrier; fence: memory fences by scope.
+- xlane: shuffles, broadcast, votes, ballot, reductions and scans.
+- ldx / stx: SLM, scratch, vector, sub-group block and image block I/O
+  (vec: the data operand is that many consecutive elements).
+- atom: global and local atomics (role addr: [rA] without offset).
+- alu with T in f16/f32/f64: the float ALU (f-prefixed names); cvtf:
+  conversions with a rounding mode and saturation.
+
+Free opcode ranges are listed in RESERVED_RANGES.
 """
 
 # name: (code, bits, kind)  kind: u = unsigned int, s = signed int, f = float

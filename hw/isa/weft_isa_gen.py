@@ -259,6 +259,17 @@ def gen_rst():
              'assembly, a 64-bit operand also takes a 64-bit value (more than 8 hex\n'
              'digits, or a decimal beyond 32 bits); the assembler picks imm32 or a\n'
              'literal, and the disassembler prints literals with 16 hex digits.\n\n'
+             'Float immediates are bit patterns: for f16 and f32 the bits of the\n'
+             'value; for f64 the 64-bit pattern, held in imm32 as its high half when\n'
+             'the low half is 0 and as a literal otherwise.\n\n'
+             'Branch targets (``label``) are imm32: a signed byte offset from the\n'
+             'instruction itself, a multiple of 8.  The assembler takes a label or\n'
+             '``.+N`` / ``.-N``; the disassembler prints ``.+N`` / ``.-N``.\n'
+             '``[rA]`` is an address without offset (atomics, image descriptors).\n'
+             'An operand of ``k`` elements (block, image and vector loads and stores)\n'
+             'names the first of ``k`` consecutive registers (pairs for 64-bit T);\n'
+             'they must all exist.  See :doc:`execution` for divergence, barriers,\n'
+             'memory spaces and block layouts.\n\n'
              'Types\n=====\n\n')
     rows = [(t, c, b, {'u': 'unsigned', 's': 'signed', 'f': 'float'}[k])
             for t, (c, b, k) in isa.TYPES.items()]
