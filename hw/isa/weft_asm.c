@@ -236,7 +236,9 @@ static int parse_operand(struct asm_state *s, char *p, struct weft_inst *in,
 
 		in->has_imm = 1;
 		if (p[0] == '.' && (p[1] == '+' || p[1] == '-')) {
-			if (parse_int(p + 2, &v) || p[2] == '-' || p[2] == '+' || v > 0x7fffffff)
+			/* -2^31 .. 2^31 - 1, as the disassembler prints them. */
+			if (parse_int(p + 2, &v) || p[2] == '-' || p[2] == '+' ||
+			    v > (p[1] == '-' ? 0x80000000ll : 0x7fffffffll))
 				return fail(s, "bad branch offset '%s'", p);
 			if (p[1] == '-')
 				v = -v;

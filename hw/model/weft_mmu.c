@@ -84,7 +84,8 @@ static int copy_pages(struct weft_mmu *mmu, uint64_t va, uint8_t *buf, size_t n,
 			memcpy(buf, p, chunk);
 		else if (dir == FROM_BUF)
 			memcpy(p, buf, chunk);
-		buf += chunk;
+		if (buf)	/* CHECK_ONLY has none: no arithmetic on NULL */
+			buf += chunk;
 		va += chunk;
 		n -= chunk;
 	}

@@ -78,4 +78,6 @@
 	add.u8 r1, r2, 255
 	mul_hi.s16 r1, r2, r3
 	shl.u16 r1, r2, 17
+	bra .-2147483648
+	bra.any r1, .+2147483640
 	end
