@@ -235,6 +235,39 @@ igt_main
 		spin_fini(fd, &s);
 	}
 
+	igt_describe("Check that jobs of the other priorities' hardware "
+		     "queues, stalled while the device runs the hang, are not "
+		     "blamed for it: they complete after the reset.");
+	igt_subtest("hang-other-priorities-survive") {
+		uint32_t max = geteuid() == 0 ? DRM_WEFT_QUEUE_PRIORITY_HIGH :
+			       DRM_WEFT_QUEUE_PRIORITY_NORMAL;
+		struct spin s, t[3];
+		uint32_t so, ok[3];
+
+		spin_init(fd, &s, DRM_WEFT_QUEUE_PRIORITY_NORMAL);
+		so = weft_submit_nowait(fd, s.queue, s.spin_va, s.spin_size);
+		usleep(100000);
+		for (uint32_t p = 0; p <= max; p++) {
+			spin_init(fd, &t[p], p);
+			ok[p] = weft_submit_nowait(fd, t[p].queue, t[p].ok_va,
+						   t[p].ok_size);
+		}
+		igt_assert_eq(wait_hang(fd, so, now_s()), -ETIMEDOUT);
+		for (uint32_t p = 0; p <= max; p++) {
+			uint64_t *data = t[p].data->map;
+			int status = weft_syncobj_wait_status(fd, ok[p]);
+
+			igt_info("priority %u job: %d\n", p, status);
+			/* The NORMAL one shares the hang's queue: replayed. */
+			igt_assert_eq(status, 1);
+			igt_assert_eq_u64(data[0], 0x600d);
+			drmSyncobjDestroy(fd, ok[p]);
+			spin_fini(fd, &t[p]);
+		}
+		drmSyncobjDestroy(fd, so);
+		spin_fini(fd, &s);
+	}
+
 	igt_describe("Check that another process keeps running its jobs "
 		     "while and after a hang is recovered.");
 	igt_subtest("hang-other-process-survives") {

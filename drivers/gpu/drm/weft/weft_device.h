@@ -127,6 +127,13 @@ struct weft_device {
 	/** @bind_sched: Scheduler of the asynchronous VM binds. */
 	struct drm_gpu_scheduler *bind_sched;
 
+	/**
+	 * @last_reset_ns: When a hardware queue was last reset: the queues'
+	 * dispatches share the device's workers, so a hang slows every
+	 * queue until then.
+	 */
+	u64 last_reset_ns;
+
 	/** @ctx_ids: Allocator of the context ids written by SET_VM. */
 	struct xarray ctx_ids;
 };

@@ -254,8 +254,10 @@ static int weft_hwq_reset_and_replay(struct weft_hwq *hwq)
 	weft_hwq_write_reg(hwq, WEFT_Q_TAIL, hwq->tail);
 
 	spin_lock_irqsave(&hwq->fence_lock, flags);
-	list_for_each_entry(job, &hwq->pending, node)
+	list_for_each_entry(job, &hwq->pending, node) {
+		job->ring_pos = hwq->tail;
 		weft_hwq_emit_job(hwq, job);
+	}
 	spin_unlock_irqrestore(&hwq->fence_lock, flags);
 
 	weft_hwq_write_reg(hwq, WEFT_Q_ENABLE, 1);
@@ -447,6 +449,7 @@ static void weft_hwq_recover(struct weft_hwq *hwq, struct weft_job *bad,
 		trace_weft_reset(hwq->idx, 0, 0, error);
 	}
 	hwq->resets++;
+	WRITE_ONCE(hwq->wdev->last_reset_ns, ktime_get_ns());
 
 	if (weft_hwq_reset_and_replay(hwq)) {
 		hwq->dead = true;
@@ -529,6 +532,8 @@ static struct dma_fence *weft_sched_run_job(struct drm_sched_job *sched_job)
 
 	job->seqno = ++hwq->seqno;
 	job->start_ns = ktime_get_ns();
+	job->watch_ns = job->start_ns;
+	job->ring_pos = hwq->tail;
 	trace_weft_job_submit(hwq->idx, job->vm->ctx_id, job->seqno,
 			      job->batch_va, job->batch_size);
 	dma_fence_init(job->done_fence, &weft_fence_ops, &hwq->fence_lock,
@@ -546,6 +551,33 @@ static struct dma_fence *weft_sched_run_job(struct drm_sched_job *sched_job)
 	mutex_unlock(&hwq->ring_lock);
 
 	return dma_fence_get(job->done_fence);
+}
+
+/*
+ * Whether a timed-out job is not to blame (yet): the device has not
+ * consumed its first command, or another hardware queue was reset since
+ * its window began (a hang slows the whole device down). Such a job gets a
+ * new window, a bounded number of times, in case the device lost track.
+ */
+static bool weft_job_gets_grace(struct weft_job *job)
+{
+	struct weft_hwq *hwq = job->hwq;
+	bool grace;
+	u32 head;
+
+	if (job->graces >= WEFT_JOB_GRACES)
+		return false;
+
+	mutex_lock(&hwq->ring_lock);
+	head = weft_hwq_read_reg(hwq, WEFT_Q_HEAD);
+	grace = (s32)(head - job->ring_pos) <= 0 ||
+		READ_ONCE(hwq->wdev->last_reset_ns) > job->watch_ns;
+	if (grace) {
+		job->graces++;
+		job->watch_ns = ktime_get_ns();
+	}
+	mutex_unlock(&hwq->ring_lock);
+	return grace;
 }
 
 static enum drm_gpu_sched_stat
@@ -567,6 +599,10 @@ weft_sched_timedout_job(struct drm_sched_job *sched_job)
 
 	/* run_job() failed it: there is nothing in the ring. */
 	if (!job->fence_inited)
+		return DRM_GPU_SCHED_STAT_NOMINAL;
+
+	/* The scheduler restarts the timer for it. */
+	if (weft_job_gets_grace(job))
 		return DRM_GPU_SCHED_STAT_NOMINAL;
 
 	if (!dma_fence_is_signaled(job->done_fence))

@@ -18,6 +18,9 @@ struct weft_device;
 struct weft_file;
 struct weft_vm;
 
+/* New timeout windows a job may get before it is blamed anyway. */
+#define WEFT_JOB_GRACES			3
+
 /* Largest batch a job may name, in bytes. */
 #define WEFT_MAX_BATCH_SIZE		SZ_16M
 
@@ -190,6 +193,22 @@ struct weft_job {
 
 	/** @start_ns: When run_job() wrote the job to the ring. */
 	u64 start_ns;
+
+	/**
+	 * @ring_pos: Ring dword counter at the job's first command; under
+	 * &weft_hwq.ring_lock.
+	 */
+	u32 ring_pos;
+
+	/**
+	 * @watch_ns: Start of the job's current timeout window: a job that
+	 * had not started or lost device time to another queue's reset gets
+	 * a new window, at most %WEFT_JOB_GRACES times.
+	 */
+	u64 watch_ns;
+
+	/** @graces: New timeout windows given so far. */
+	u32 graces;
 
 	/** @vm: The VM, referenced until the job is freed. */
 	struct weft_vm *vm;
