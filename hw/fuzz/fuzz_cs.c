@@ -361,6 +361,20 @@ static void step(struct fz *f)
 			c[12 + i] = (sel & 0x20) ? get32(f) : 0;
 		}
 		c[15] = (sel & 0x40) ? get32(f) : get16(f) & 0xfff0;
+#ifdef FUZZ_SKIP_KNOWN
+		{
+			/*
+			 * Known bug (crashes/fuzz_cs/asan-wg-size-overflow-heap-write): the
+			 * model's work-group size check multiplies the local sizes in 64
+			 * bits, which wraps: keep the product representable.
+			 */
+			uint64_t wg;
+
+			if (__builtin_mul_overflow((uint64_t)c[9] * c[10], (uint64_t)c[11], &wg) ||
+			    __builtin_mul_overflow((uint64_t)c[9], (uint64_t)c[10], &wg))
+				c[11] = 1;
+		}
+#endif
 #ifdef WEFT_CMD_DISPATCH_SCRATCH
 		if (sel & 0x80) {	/* with private memory per work-item */
 			uint32_t scratch = get32(f);
