@@ -629,6 +629,63 @@ static void exec_xlane(const struct weft_inst *in, uint32_t (*R)[WEFT_MAX_LANES]
 	uint32_t idx[WEFT_MAX_LANES];
 	unsigned op = in->op, first = mask ? (unsigned)__builtin_ctz(mask) : 0;
 
+	/* Fast paths: 32-bit shuffles and 32-bit integer / f32 add, min, max
+	 * reductions and scans (what the OpenCL builtins use most). */
+	if (bits == 32 && op <= WEFT_OP_BCAST && op != WEFT_OP_SHFL_UP2 && op != WEFT_OP_SHFL_DOWN2) {
+		const uint32_t *ra = R[in->a];
+		uint32_t o32[WEFT_MAX_LANES], b0 = in->has_imm ? in->imm : R[in->b][first];
+
+		for (unsigned l = 0; l < NL; l++) {
+			uint32_t b = in->has_imm ? in->imm : op == WEFT_OP_BCAST ? b0 : R[in->b][l];
+			uint32_t j = op == WEFT_OP_SHFL_XOR ? l ^ b : op == WEFT_OP_SHFL_UP ? l - b :
+				     op == WEFT_OP_SHFL_DOWN ? l + b : b;
+
+			o32[l] = ra[j & (NL - 1)];
+		}
+		for (unsigned l = 0; l < NL; l++) {
+			uint32_t m = 0u - ((mask >> l) & 1);
+
+			R[in->d][l] = (R[in->d][l] & ~m) | (o32[l] & m);
+		}
+		return;
+	}
+	if (bits == 32 && op >= 0x0d0 && op < 0x0e8 && ((op - 0x0d0) & 7) <= RED_MAX &&
+	    ((op - 0x0d0) & 7) != RED_MUL) {
+		unsigned rop = (op - 0x0d0) & 7, kind = (op - 0x0d0) >> 3;
+		const uint32_t *ra = R[in->a];
+		uint32_t o32[WEFT_MAX_LANES], acc = (uint32_t)red_identity(rop, t);
+		char k = tkind(t);
+
+		for (unsigned l = 0; l < NL; l++) {
+			uint32_t v = ra[l], r;
+
+			if (!((mask >> l) & 1))
+				continue;
+			if (kind == 2)
+				o32[l] = acc;
+			if (l == first) {
+				r = v;	/* the first active lane's value, as is */
+			} else if (k == 'f') {
+				float x = weft_f32_from_bits(acc), y = weft_f32_from_bits(v);
+
+				r = weft_bits_f32(rop == RED_ADD ? x + y : rop == RED_MIN ? weft_fmin_f32(x, y) :
+						  weft_fmax_f32(x, y));
+			} else if (rop == RED_ADD) {
+				r = acc + v;
+			} else if (k == 's') {
+				r = (rop == RED_MIN) == ((int32_t)v < (int32_t)acc) ? v : acc;
+			} else {
+				r = (rop == RED_MIN) == (v < acc) ? v : acc;
+			}
+			acc = r;
+			if (kind == 1)
+				o32[l] = acc;
+		}
+		for (unsigned l = 0; l < NL; l++)
+			if ((mask >> l) & 1)
+				R[in->d][l] = kind == 0 ? acc : o32[l];
+		return;
+	}
 	for (unsigned l = 0; l < NL; l++)
 		va[l] = norm(read_lane(R, in->a, bits, l), t);
 	switch (op) {

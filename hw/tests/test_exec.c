@@ -406,6 +406,7 @@ static void xlane_case(const char *line, const struct tinfo *t, unsigned simd, u
 }
 
 static unsigned g_nl;	/* lanes that exist in the sub-group being checked */
+static int g_immb = -1;	/* >= 0: the shuffle's b is this immediate */
 
 static uint64_t ref_red(unsigned k, const uint64_t *a, const uint64_t *c, const uint32_t *b,
 			uint32_t mask, unsigned simd, const char *op, const struct tinfo *t)
@@ -434,8 +435,14 @@ static uint64_t ref_shfl(unsigned k, const uint64_t *a, const uint64_t *c, const
 {
 	int64_t j;
 	unsigned first = __builtin_ctz(mask);
+	uint32_t bi[32];
 
 	(void)t;
+	if (g_immb >= 0) {
+		for (unsigned i = 0; i < 32; i++)
+			bi[i] = (uint32_t)g_immb;
+		b = bi;
+	}
 	if (!strcmp(op, "idx")) j = b[k] % simd;
 	else if (!strcmp(op, "xor")) j = (k ^ b[k]) % simd;
 	else if (!strcmp(op, "up")) j = (k - b[k]) & (simd - 1);
@@ -497,8 +504,12 @@ static void t_shuffle(void)
 			snprintf(line, sizeof(line), "and.u32 r28, r28, 63\n\tshfl.%s.%s r24, r20, r26, r28",
 				 ops[oi], tn);
 		} else if (form) {
-			/* an immediate: the reference sees b = 5 in every lane */
-			continue;
+			/* an immediate: the reference sees b = 5 (bcast: 3) in every lane */
+			g_immb = oi == 6 ? 3 : 5;
+			if (oi == 6)
+				snprintf(line, sizeof(line), "bcast.%s r24, r20, 3", tn);
+			else
+				snprintf(line, sizeof(line), "shfl.%s.%s r24, r20, 5", ops[oi], tn);
 		} else if (oi == 6) {
 			snprintf(line, sizeof(line), "bcast.%s r24, r20, r28", tn);
 		} else {
@@ -506,6 +517,7 @@ static void t_shuffle(void)
 		}
 		g_nl = simd;
 		xlane_case(line, &T[ti], simd, 4 * simd, 2 * simd, ref_shfl, ops[oi]);
+		g_immb = -1;
 	}
 }
 
