@@ -879,7 +879,63 @@ static int exec_ldst(struct weft_worker *w, struct sg_state *s, const struct wef
 
 		for (unsigned i = 0; i < vec; i++) {
 			uint64_t row = base + (uint64_t)i * NL * size;
+			uint32_t *lo = R[in->d + i * er], *hi = R[(in->d + i * er + 1) & (NUM_ROWS - 1)];
 
+			if (full && (row & (WEFT_MMU_PAGE_SIZE - 1)) + NL * size <= WEFT_MMU_PAGE_SIZE) {
+				/* The whole row in one page: straight between page and registers. */
+				struct weft_fault f;
+				uint8_t *p = weft_mmu_translate(&w->slot->mmu, row,
+								store ? WEFT_ACC_WRITE : WEFT_ACC_READ, &f);
+
+				if (!p) {
+					set_error(w->job, WEFT_QERR_MMU_FAULT, f.va, &f);
+					return -1;
+				}
+				switch (size) {
+				case 4:
+					if (store)
+						memcpy(p, lo, NL * 4);
+					else
+						memcpy(lo, p, NL * 4);
+					break;
+				case 2: {
+					uint16_t h[WEFT_MAX_LANES];
+
+					if (store) {
+						for (unsigned l = 0; l < NL; l++)
+							h[l] = (uint16_t)lo[l];
+						memcpy(p, h, NL * 2);
+					} else {
+						memcpy(h, p, NL * 2);
+						for (unsigned l = 0; l < NL; l++)
+							lo[l] = h[l];
+					}
+					break;
+				}
+				case 1:
+					if (store)
+						for (unsigned l = 0; l < NL; l++)
+							p[l] = (uint8_t)lo[l];
+					else
+						for (unsigned l = 0; l < NL; l++)
+							lo[l] = p[l];
+					break;
+				default:
+					for (unsigned l = 0; l < NL; l++) {
+						uint64_t v;
+
+						if (store) {
+							v = (uint64_t)lo[l] | (uint64_t)hi[l] << 32;
+							memcpy(p + 8 * l, &v, 8);
+						} else {
+							memcpy(&v, p + 8 * l, 8);
+							lo[l] = (uint32_t)v;
+							hi[l] = (uint32_t)(v >> 32);
+						}
+					}
+				}
+				continue;
+			}
 			if (full) {
 				if (store)
 					for (unsigned l = 0; l < NL; l++)
