@@ -12,6 +12,7 @@
 #include <drm/drm_print.h>
 
 #include "weft_device.h"
+#include "weft_gem.h"
 #include "weft_mmu.h"
 #include "weft_mmu_regs.h"
 #include "weft_sched.h"
@@ -190,6 +191,10 @@ int weft_device_init(struct weft_device *wdev)
 	xa_init_flags(&wdev->ctx_ids, XA_FLAGS_ALLOC1);
 	ret = drmm_add_action_or_reset(&wdev->base, weft_device_release_ctx_ids,
 				       wdev);
+	if (ret)
+		return ret;
+
+	ret = weft_gem_init(wdev);
 	if (ret)
 		return ret;
 

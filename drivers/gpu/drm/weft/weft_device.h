@@ -5,6 +5,8 @@
 #define __WEFT_DEVICE_H__
 
 #include <linux/io.h>
+#include <linux/llist.h>
+#include <linux/workqueue.h>
 #include <linux/mutex.h>
 #include <linux/pci.h>
 #include <linux/types.h>
@@ -123,6 +125,15 @@ struct weft_device {
 		/** @fault.info: WEFT_REG_FAULT_INFO. */
 		u32 info;
 	} fault;
+
+	/**
+	 * @deferred_puts: Buffers whose last reference @put_work drops, see
+	 * weft_gem_put_deferred().
+	 */
+	struct llist_head deferred_puts;
+
+	/** @put_work: Drops the references of @deferred_puts. */
+	struct work_struct put_work;
 
 	/** @bind_sched: Scheduler of the asynchronous VM binds. */
 	struct drm_gpu_scheduler *bind_sched;

@@ -8,6 +8,9 @@
 #include <drm/drm_gem.h>
 #include <drm/drm_vma_manager.h>
 
+#include <drm/drm_managed.h>
+
+#include "weft_device.h"
 #include "weft_gem.h"
 
 static void weft_gem_free_object(struct drm_gem_object *obj)
@@ -105,4 +108,55 @@ int weft_gem_mmap_offset(struct drm_file *file, u32 handle, u64 *offset)
 
 	drm_gem_object_put(obj);
 	return ret;
+}
+
+static void weft_gem_put_work(struct work_struct *work)
+{
+	struct weft_device *wdev = container_of(work, struct weft_device,
+						put_work);
+	struct llist_node *list = llist_del_all(&wdev->deferred_puts);
+	struct weft_bo *bo, *tmp;
+
+	llist_for_each_entry_safe(bo, tmp, list, put_node)
+		drm_gem_object_put(&bo->base.base);
+}
+
+static void weft_gem_puts_fini(struct drm_device *ddev, void *data)
+{
+	struct weft_device *wdev = data;
+
+	cancel_work_sync(&wdev->put_work);
+	weft_gem_put_work(&wdev->put_work);
+}
+
+/**
+ * weft_gem_init() - Set up the deferred buffer puts of a device.
+ * @wdev: The device.
+ *
+ * Return: 0 or a negative error code.
+ */
+int weft_gem_init(struct weft_device *wdev)
+{
+	init_llist_head(&wdev->deferred_puts);
+	INIT_WORK(&wdev->put_work, weft_gem_put_work);
+	return drmm_add_action_or_reset(&wdev->base, weft_gem_puts_fini, wdev);
+}
+
+/**
+ * weft_gem_put_deferred() - Drop a buffer reference from the
+ * fence-signalling path.
+ * @obj: The buffer.
+ *
+ * A reference that is not the last is dropped at once. The last one is
+ * dropped by a worker: freeing a shmem buffer takes its reservation lock,
+ * which must not be taken where a fence is about to be signalled.
+ */
+void weft_gem_put_deferred(struct drm_gem_object *obj)
+{
+	struct weft_device *wdev = to_weft_device(obj->dev);
+
+	if (refcount_dec_not_one(&obj->refcount.refcount))
+		return;
+	llist_add(&to_weft_bo(obj)->put_node, &wdev->deferred_puts);
+	queue_work(system_unbound_wq, &wdev->put_work);
 }

@@ -4,12 +4,14 @@
 #ifndef __WEFT_GEM_H__
 #define __WEFT_GEM_H__
 
+#include <linux/llist.h>
 #include <linux/mutex.h>
 
 #include <drm/drm_gem_shmem_helper.h>
 
 struct drm_device;
 struct drm_file;
+struct weft_device;
 
 /**
  * struct weft_bo - A Weft buffer object: system memory from shmem.
@@ -23,6 +25,12 @@ struct weft_bo {
 	 * (&drm_gem_object.gpuva), instead of its dma_resv lock.
 	 */
 	struct mutex gpuva_list_lock;
+
+	/**
+	 * @put_node: Entry in &weft_device.deferred_puts while its last
+	 * reference waits to be dropped outside the fence-signalling path.
+	 */
+	struct llist_node put_node;
 };
 
 static inline struct weft_bo *to_weft_bo(struct drm_gem_object *obj)
@@ -35,5 +43,7 @@ struct drm_gem_object *weft_gem_create_object(struct drm_device *ddev,
 int weft_gem_create_with_handle(struct drm_file *file, struct drm_device *ddev,
 				u64 size, u32 *handle);
 int weft_gem_mmap_offset(struct drm_file *file, u32 handle, u64 *offset);
+int weft_gem_init(struct weft_device *wdev);
+void weft_gem_put_deferred(struct drm_gem_object *obj);
 
 #endif /* __WEFT_GEM_H__ */

@@ -264,12 +264,16 @@ static void weft_vm_release_va(struct drm_gpuva *va)
 {
 	struct drm_gem_object *obj = va->gem.obj;
 
-	/* Keep the buffer, and so its lock, alive until we unlocked it. */
+	/*
+	 * Keep the buffer, and so its lock, alive until we unlocked it; an
+	 * asynchronous unmap runs in the fence-signalling path, so the last
+	 * reference is dropped by a worker.
+	 */
 	drm_gem_object_get(obj);
 	mutex_lock(&to_weft_bo(obj)->gpuva_list_lock);
 	drm_gpuva_unlink(va);
 	mutex_unlock(&to_weft_bo(obj)->gpuva_list_lock);
-	drm_gem_object_put(obj);
+	weft_gem_put_deferred(obj);
 	kfree(va);
 }
 
