@@ -149,6 +149,9 @@ def gen_alu_h():
         for t in ins.types:
             bits = isa.TYPES[t][1]
             sem = ins.sem
+            if bits < 32:
+                # uint8/16_t promote to int: multiply in uint32_t (no signed overflow).
+                sem = sem.replace('(U)a * (U)b', '(uint32_t)(U)a * (U)b')
             sem = re.sub(r'\bU\b', 'uint%d_t' % bits, sem)
             sem = re.sub(r'\bS\b', 'int%d_t' % bits, sem)
             sem = re.sub(r'\bW\b', str(bits), sem)
