@@ -10,6 +10,7 @@
 #define CL_TARGET_OPENCL_VERSION 300
 #include <CL/cl.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +45,37 @@ static const char *source =
    "   size_t i = get_global_id(0);\n"
    "   int x = a[i];\n"
    "   c[i] = max(x, 7) / 3 + min(x, -5) % 4 + (x < 100 ? x * x : -x) + abs(x);\n"
+   "}\n"
+   "\n"
+   "__kernel void fmath(__global const float *a, __global float *c)\n"
+   "{\n"
+   "   size_t i = get_global_id(0);\n"
+   "   float x = a[i];\n"
+   "   c[i] = fma(x, 1.5f, -2.0f) * x / (fabs(x) + 1.0f) + sqrt(fabs(x)) + floor(x) - (float)(int)x;\n"
+   "}\n"
+   "\n"
+   "__kernel void dmath(__global const double *a, __global double *c)\n"
+   "{\n"
+   "   size_t i = get_global_id(0);\n"
+   "   double x = a[i];\n"
+   "   c[i] = x * x * 0.25 - x / 3.0 + sqrt(x * x + 1.0) + (double)(long)(x * 1000.0);\n"
+   "}\n"
+   "\n"
+   "__kernel void guarded_loops(__global uint *out, uint n)\n"
+   "{\n"
+   "   size_t i = get_global_id(0);\n"
+   "   uint s = 0;\n"
+   "   if (i >= n)\n"
+   "      return;\n"
+   "   for (uint k = 0; k < (uint)i % 37u; k++) {\n"
+   "      if (k & 1)\n"
+   "         s += k * 3;\n"
+   "      else\n"
+   "         s ^= k;\n"
+   "      if (s > 500)\n"
+   "         break;\n"
+   "   }\n"
+   "   out[i] = s;\n"
    "}\n";
 
 static int passed, failed;
@@ -119,7 +151,7 @@ main(void)
       fprintf(stderr, "build log:\n%s\n", log);
       CHECK(err, "clBuildProgram");
    }
-   printf("program with 4 kernels built in %.1f ms\n", now_ms() - t);
+   printf("program with 7 kernels built in %.1f ms\n", now_ms() - t);
 
    /* vector add on queue 0 */
    {
@@ -230,6 +262,93 @@ main(void)
       result("signed int arithmetic and selects", ok, now_ms() - t);
       clReleaseMemObject(ba);
       clReleaseMemObject(bc);
+      clReleaseKernel(k);
+   }
+
+   /* float and double math, checked against the same C expressions */
+   {
+      cl_float a[N], c[N];
+      for (int i = 0; i < N; i++)
+         a[i] = (i - 500) * 0.37f;
+      t = now_ms();
+      cl_kernel k = clCreateKernel(prog, "fmath", &err);
+      CHECK(err, "fmath");
+      cl_mem ba = clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof(a), a, &err);
+      cl_mem bc = clCreateBuffer(ctx, CL_MEM_WRITE_ONLY, sizeof(c), NULL, &err);
+      clSetKernelArg(k, 0, sizeof(cl_mem), &ba);
+      clSetKernelArg(k, 1, sizeof(cl_mem), &bc);
+      size_t gsz = N;
+      CHECK(clEnqueueNDRangeKernel(q0, k, 1, NULL, &gsz, NULL, 0, NULL, NULL), "fmath enqueue");
+      CHECK(clEnqueueReadBuffer(q0, bc, CL_TRUE, 0, sizeof(c), c, 0, NULL, NULL), "fmath read");
+      int ok = 1;
+      for (int i = 0; i < N; i++) {
+         float x = a[i];
+         float want = fmaf(x, 1.5f, -2.0f) * x / (fabsf(x) + 1.0f) + sqrtf(fabsf(x)) + floorf(x) -
+                      (float)(int)x;
+         ok &= fabsf(c[i] - want) <= 1e-5f * fmaxf(1.0f, fabsf(want));
+      }
+      result("float math (fma, div, sqrt, floor, cvt)", ok, now_ms() - t);
+      clReleaseMemObject(ba);
+      clReleaseMemObject(bc);
+      clReleaseKernel(k);
+   }
+   {
+      cl_double a[N], c[N];
+      for (int i = 0; i < N; i++)
+         a[i] = (i - 500) * 0.731;
+      t = now_ms();
+      cl_kernel k = clCreateKernel(prog, "dmath", &err);
+      CHECK(err, "dmath");
+      cl_mem ba = clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof(a), a, &err);
+      cl_mem bc = clCreateBuffer(ctx, CL_MEM_WRITE_ONLY, sizeof(c), NULL, &err);
+      clSetKernelArg(k, 0, sizeof(cl_mem), &ba);
+      clSetKernelArg(k, 1, sizeof(cl_mem), &bc);
+      size_t gsz = N;
+      CHECK(clEnqueueNDRangeKernel(q1, k, 1, NULL, &gsz, NULL, 0, NULL, NULL), "dmath enqueue");
+      CHECK(clEnqueueReadBuffer(q1, bc, CL_TRUE, 0, sizeof(c), c, 0, NULL, NULL), "dmath read");
+      int ok = 1;
+      for (int i = 0; i < N; i++) {
+         double x = a[i];
+         double want = x * x * 0.25 - x / 3.0 + sqrt(x * x + 1.0) + (double)(long)(x * 1000.0);
+         ok &= fabs(c[i] - want) <= 1e-12 * fmax(1.0, fabs(want));
+      }
+      result("double math (div, sqrt, cvt)", ok, now_ms() - t);
+      clReleaseMemObject(ba);
+      clReleaseMemObject(bc);
+      clReleaseKernel(k);
+   }
+
+   /* divergent control flow: an early return, a loop with a per-lane trip
+    * count, if/else and break, on a global size that is not a multiple */
+   {
+      static cl_uint out[N + 24];
+      cl_uint n = N;
+      t = now_ms();
+      cl_kernel k = clCreateKernel(prog, "guarded_loops", &err);
+      CHECK(err, "guarded_loops");
+      for (int i = 0; i < N + 24; i++)
+         out[i] = 0xdeadbeef;
+      cl_mem bo = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof(out), out, &err);
+      clSetKernelArg(k, 0, sizeof(cl_mem), &bo);
+      clSetKernelArg(k, 1, sizeof(n), &n);
+      size_t gsz = N + 24, lsz = 32;
+      CHECK(clEnqueueNDRangeKernel(q0, k, 1, NULL, &gsz, &lsz, 0, NULL, NULL), "loops enqueue");
+      CHECK(clEnqueueReadBuffer(q0, bo, CL_TRUE, 0, sizeof(out), out, 0, NULL, NULL), "loops read");
+      int ok = 1;
+      for (int i = 0; i < N + 24; i++) {
+         cl_uint want = 0;
+         for (cl_uint kk = 0; kk < (cl_uint)i % 37u; kk++) {
+            if (kk & 1)
+               want += kk * 3;
+            else
+               want ^= kk;
+            if (want > 500)
+               break;
+         }
+         ok &= out[i] == (i < N ? want : 0xdeadbeef);
+      }
+      result("control flow (if/else, loops, break)", ok, now_ms() - t);
+      clReleaseMemObject(bo);
       clReleaseKernel(k);
    }
 

@@ -58,11 +58,16 @@ const nir_shader_compiler_options weft_nir_options = {
    .lower_mul_2x32_64 = true,
    .lower_fmod = true,
    .lower_fdiv = true,
-   .lower_flrp16 = true,
    .lower_flrp32 = true,
    .lower_flrp64 = true,
    .lower_fsat = true,
    .lower_fpow = true,
+   .lower_fsign = true,
+   .lower_ffract = true,
+   .lower_fdph = true,
+   .lower_ldexp = true,
+   .lower_fisnormal = true,
+   .lower_flrp16 = true,
    .lower_int64_options = nir_lower_imul_2x32_64 | nir_lower_find_lsb64 |
                           nir_lower_ufind_msb64 | nir_lower_bit_count64 |
                           nir_lower_extract64 | nir_lower_iadd_sat64 |
@@ -130,6 +135,9 @@ weft_optimize_nir(nir_shader *nir)
    NIR_PASS(_, nir, nir_opt_constant_folding);
    NIR_PASS(_, nir, nir_opt_dce);
    NIR_PASS(_, nir, nir_opt_cse);
+   NIR_PASS(_, nir, nir_lower_phis_to_scalar, true);
+   NIR_PASS(_, nir, nir_convert_from_ssa, true, false);
+   NIR_PASS(_, nir, nir_opt_dce);
    nir_validate_shader(nir, "after the weft NIR passes");
 }
 

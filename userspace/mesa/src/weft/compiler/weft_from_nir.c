@@ -6,6 +6,7 @@
  */
 #include <string.h>
 
+#include "util/hash_table.h"
 #include "util/ralloc.h"
 
 #include "weft_nir.h"
@@ -15,6 +16,7 @@ struct weft_ctx {
    nir_shader *nir;
    uint32_t (*defs)[NIR_MAX_VEC_COMPONENTS];  /* vreg of each SSA component */
    uint32_t args;                             /* sr.args, 64-bit */
+   struct hash_table *regs;                   /* decl_reg def -> vreg */
    bool failed;
 };
 
@@ -25,9 +27,13 @@ struct weft_ctx {
       (ctx)->failed = true;                                                    \
    } while (0)
 
+#define WEFT_KIND_FLOAT 2
+
 static unsigned
-weft_type(unsigned bits, bool is_signed)
+weft_type(unsigned bits, int is_signed)
 {
+   if (is_signed == WEFT_KIND_FLOAT)
+      return bits == 64 ? WEFT_TYPE_F64 : bits == 16 ? WEFT_TYPE_F16 : WEFT_TYPE_F32;
    switch (bits) {
    case 8: return is_signed ? WEFT_TYPE_S8 : WEFT_TYPE_U8;
    case 16: return is_signed ? WEFT_TYPE_S16 : WEFT_TYPE_U16;
@@ -190,6 +196,33 @@ weft_emit_intrinsic(struct weft_ctx *ctx, nir_intrinsic_instr *intr)
       }
       return;
    }
+   case nir_intrinsic_decl_reg:
+      if (nir_intrinsic_num_components(intr) != 1 || nir_intrinsic_num_array_elems(intr)) {
+         weft_fail(ctx, "vector or array registers");
+         return;
+      }
+      _mesa_hash_table_insert(ctx->regs, &intr->def,
+                              (void *)(uintptr_t)weft_ir_vreg_multi(
+                                 ctx->ir, weft_reg_bits(nir_intrinsic_bit_size(intr))));
+      return;
+   case nir_intrinsic_load_reg:
+   case nir_intrinsic_store_reg: {
+      bool load = intr->intrinsic == nir_intrinsic_load_reg;
+      nir_intrinsic_instr *decl = nir_reg_get_decl(intr->src[load ? 0 : 1].ssa);
+      struct hash_entry *e = _mesa_hash_table_search(ctx->regs, &decl->def);
+      unsigned bits = weft_reg_bits(nir_intrinsic_bit_size(decl));
+      struct weft_ir_instr *I = weft_ir_emit(ctx->ir, WEFT_OP_MOV, weft_type(bits, false), 0);
+      uint32_t reg = (uintptr_t)e->data;
+
+      if (load) {
+         weft_ir_set(I, WEFT_IR_D, weft_def(ctx, &intr->def, 0));
+         weft_ir_set(I, WEFT_IR_B, reg);
+      } else {
+         weft_ir_set(I, WEFT_IR_D, reg);
+         weft_ir_set(I, WEFT_IR_B, weft_src(ctx, intr->src[0], 0));
+      }
+      return;
+   }
    case nir_intrinsic_load_global_invocation_id:
       sysval = "global_id";
       break;
@@ -241,7 +274,7 @@ weft_emit_intrinsic(struct weft_ctx *ctx, nir_intrinsic_instr *intr)
 
 struct weft_alu_map {
    unsigned op;
-   int8_t is_signed;   /* type from the sources' bit size and this */
+   int8_t is_signed;   /* 0 unsigned, 1 signed, 2 float: with the sources' bit size */
 };
 
 static bool
@@ -260,6 +293,14 @@ weft_alu_lookup(nir_op op, struct weft_alu_map *m)
    MAP(ige32, SET_GE, 1) MAP(ult32, SET_LT, 0) MAP(uge32, SET_GE, 0)
    MAP(bit_count, POPC, 0) MAP(uclz, CLZ, 0)
    MAP(mov, MOV, 0)
+   MAP(fadd, FADD, 2) MAP(fsub, FSUB, 2) MAP(fmul, FMUL, 2) MAP(ffma, FFMA, 2)
+   MAP(fdiv, FDIV, 2) MAP(fsqrt, FSQRT, 2) MAP(fmin, FMIN, 2) MAP(fmax, FMAX, 2)
+   MAP(fneg, FNEG, 2) MAP(fabs, FABS, 2) MAP(ffloor, FFLOOR, 2) MAP(fceil, FCEIL, 2)
+   MAP(ftrunc, FTRUNC, 2) MAP(fround_even, FRINT, 2) MAP(frcp, FRCP, 2)
+   MAP(frsq, FRSQRT, 2) MAP(fexp2, FEXP2, 2) MAP(flog2, FLOG2, 2) MAP(fsin, FSIN, 2)
+   MAP(fcos, FCOS, 2)
+   MAP(feq32, FSET_EQ, 2) MAP(fneu32, FSET_NEU, 2) MAP(flt32, FSET_LT, 2)
+   MAP(fge32, FSET_GE, 2)
 #undef MAP
    default:
       return false;
@@ -317,6 +358,27 @@ weft_emit_alu(struct weft_ctx *ctx, nir_alu_instr *alu)
                        weft_type(sbits == 64 ? 64 : MIN2(dbits, sbits), s));
       weft_ir_set(I, WEFT_IR_D, d);
       weft_ir_set(I, WEFT_IR_A, a);
+      return;
+   }
+   case nir_op_f2i32: case nir_op_f2u32: case nir_op_f2i64: case nir_op_f2u64:
+   case nir_op_i2f32: case nir_op_u2f32: case nir_op_i2f64: case nir_op_u2f64:
+   case nir_op_f2f32: case nir_op_f2f64: {
+      nir_alu_type dt = nir_op_infos[alu->op].output_type;
+      nir_alu_type st = nir_op_infos[alu->op].input_types[0];
+      int dk = (dt & nir_type_float) ? WEFT_KIND_FLOAT : (dt & nir_type_int) ? 1 : 0;
+      int sk = (st & nir_type_float) ? WEFT_KIND_FLOAT : (st & nir_type_int) ? 1 : 0;
+
+      if (sbits < 32 || dbits < 32) {
+         weft_fail(ctx, "%u-bit conversion %s", MIN2(sbits, dbits), info->name);
+         return;
+      }
+      /* Float to integer truncates (OpenCL's default); the rest rounds to
+       * nearest even. */
+      I = weft_ir_emit(ctx->ir, sk == WEFT_KIND_FLOAT && dk != WEFT_KIND_FLOAT ?
+                                   WEFT_OP_CVT_RTZ : WEFT_OP_CVT_RTE,
+                       weft_type(dbits, dk), weft_type(sbits, sk));
+      weft_ir_set(I, WEFT_IR_D, weft_def(ctx, &alu->def, 0));
+      weft_ir_set(I, WEFT_IR_A, weft_src(ctx, alu->src[0].src, alu->src[0].swizzle[0]));
       return;
    }
    case nir_op_b2i32: {
@@ -393,7 +455,8 @@ weft_emit_alu(struct weft_ctx *ctx, nir_alu_instr *alu)
       enum weft_ir_field f = fields[first + i];
       nir_src src = alu->src[i].src;
 
-      if (f == WEFT_IR_B && weft_ir_op_has_srci(m.op) && nir_src_is_const(src)) {
+      if (f == WEFT_IR_B && weft_ir_op_has_srci(m.op) && nir_src_is_const(src) &&
+          m.is_signed != WEFT_KIND_FLOAT) {
          uint64_t v = nir_src_comp_as_uint(src, alu->src[i].swizzle[0]);
          if (src.ssa->bit_size == 1)
             v = v ? 0xffffffffu : 0;
@@ -417,6 +480,102 @@ weft_emit_alu(struct weft_ctx *ctx, nir_alu_instr *alu)
    }
 }
 
+static void
+weft_emit_block(struct weft_ctx *ctx, nir_block *block)
+{
+   nir_foreach_instr(instr, block) {
+      switch (instr->type) {
+      case nir_instr_type_load_const:
+         weft_emit_load_const(ctx, nir_instr_as_load_const(instr));
+         break;
+      case nir_instr_type_alu:
+         weft_emit_alu(ctx, nir_instr_as_alu(instr));
+         break;
+      case nir_instr_type_intrinsic:
+         weft_emit_intrinsic(ctx, nir_instr_as_intrinsic(instr));
+         break;
+      case nir_instr_type_undef: {
+         nir_undef_instr *u = nir_instr_as_undef(instr);
+         for (unsigned c = 0; c < u->def.num_components; c++)
+            ctx->defs[u->def.index][c] = weft_mov_imm(ctx, u->def.bit_size, 0);
+         break;
+      }
+      case nir_instr_type_jump: {
+         nir_jump_instr *j = nir_instr_as_jump(instr);
+         uint32_t all = weft_mov_imm(ctx, 32, 0xffffffffu);
+         struct weft_ir_instr *I;
+
+         if (j->type == nir_jump_break)
+            I = weft_ir_emit(ctx->ir, WEFT_OP_BREAK, 0, 0);
+         else if (j->type == nir_jump_continue)
+            I = weft_ir_emit(ctx->ir, WEFT_OP_CONT, 0, 0);
+         else {
+            weft_fail(ctx, "jump type %u", j->type);
+            return;
+         }
+         weft_ir_set(I, WEFT_IR_A, all);
+         break;
+      }
+      default:
+         weft_fail(ctx, "NIR instruction type %u", instr->type);
+      }
+      if (ctx->failed)
+         return;
+   }
+}
+
+static void weft_emit_cf_list(struct weft_ctx *ctx, struct exec_list *list);
+
+/* Structured control flow maps onto the ISA's if/else/endif and
+ * loop/break/cont/endloop on per-lane masks. */
+static void
+weft_emit_if(struct weft_ctx *ctx, nir_if *nif)
+{
+   struct weft_ir_instr *I = weft_ir_emit(ctx->ir, WEFT_OP_IF, 0, 0), *E = NULL, *End;
+
+   weft_ir_set(I, WEFT_IR_A, weft_src(ctx, nif->condition, 0));
+   weft_emit_cf_list(ctx, &nif->then_list);
+   if (!nir_cf_list_is_empty_block(&nif->else_list)) {
+      E = weft_ir_emit(ctx->ir, WEFT_OP_ELSE, 0, 0);
+      weft_emit_cf_list(ctx, &nif->else_list);
+   }
+   End = weft_ir_emit(ctx->ir, WEFT_OP_ENDIF, 0, 0);
+   I->target = E ? E : End;
+   if (E)
+      E->target = End;
+}
+
+static void
+weft_emit_loop(struct weft_ctx *ctx, nir_loop *loop)
+{
+   struct weft_ir_instr *L = weft_ir_emit(ctx->ir, WEFT_OP_LOOP, 0, 0);
+
+   weft_emit_cf_list(ctx, &loop->body);
+   L->target = weft_ir_emit(ctx->ir, WEFT_OP_ENDLOOP, 0, 0);
+}
+
+static void
+weft_emit_cf_list(struct weft_ctx *ctx, struct exec_list *list)
+{
+   foreach_list_typed(nir_cf_node, node, node, list) {
+      switch (node->type) {
+      case nir_cf_node_block:
+         weft_emit_block(ctx, nir_cf_node_as_block(node));
+         break;
+      case nir_cf_node_if:
+         weft_emit_if(ctx, nir_cf_node_as_if(node));
+         break;
+      case nir_cf_node_loop:
+         weft_emit_loop(ctx, nir_cf_node_as_loop(node));
+         break;
+      default:
+         weft_fail(ctx, "control flow node %u", node->type);
+      }
+      if (ctx->failed)
+         return;
+   }
+}
+
 struct weft_ir *
 weft_from_nir(nir_shader *nir, void *mem_ctx)
 {
@@ -424,40 +583,15 @@ weft_from_nir(nir_shader *nir, void *mem_ctx)
    struct weft_ctx ctx = { .nir = nir };
 
    nir_index_ssa_defs(impl);
-   if (exec_list_length(&impl->body) != 1) {
-      fprintf(stderr, "weft: cannot compile: control flow needs the ISA's branch instructions\n");
-      return NULL;
-   }
    ctx.ir = weft_ir_create(mem_ctx);
+   ctx.regs = _mesa_pointer_hash_table_create(ctx.ir);
    ctx.defs = rzalloc_size(ctx.ir, sizeof(*ctx.defs) * impl->ssa_alloc);
    ctx.args = weft_ir_vreg(ctx.ir, 64);
    weft_emit_s2r(&ctx, ctx.args, 64, "args");
 
-   nir_foreach_block(block, impl) {
-      nir_foreach_instr(instr, block) {
-         switch (instr->type) {
-         case nir_instr_type_load_const:
-            weft_emit_load_const(&ctx, nir_instr_as_load_const(instr));
-            break;
-         case nir_instr_type_alu:
-            weft_emit_alu(&ctx, nir_instr_as_alu(instr));
-            break;
-         case nir_instr_type_intrinsic:
-            weft_emit_intrinsic(&ctx, nir_instr_as_intrinsic(instr));
-            break;
-         case nir_instr_type_undef: {
-            nir_undef_instr *u = nir_instr_as_undef(instr);
-            for (unsigned c = 0; c < u->def.num_components; c++)
-               ctx.defs[u->def.index][c] = weft_mov_imm(&ctx, u->def.bit_size, 0);
-            break;
-         }
-         default:
-            weft_fail(&ctx, "NIR instruction type %u", instr->type);
-         }
-         if (ctx.failed)
-            return NULL;
-      }
-   }
+   weft_emit_cf_list(&ctx, &impl->body);
+   if (ctx.failed)
+      return NULL;
    weft_ir_emit(ctx.ir, WEFT_OP_END, 0, 0);
    return ctx.ir;
 }

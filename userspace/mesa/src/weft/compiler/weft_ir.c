@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "util/hash_table.h"
 #include "util/ralloc.h"
 #include "util/macros.h"
 #include "util/u_math.h"
@@ -28,9 +29,31 @@ weft_ir_vreg(struct weft_ir *ir, unsigned bits)
    if (ir->num_vregs + 2 > ir->vreg_cap) {
       ir->vreg_cap = MAX2(64, ir->vreg_cap * 2);
       ir->vreg_regs = reralloc(ir, ir->vreg_regs, uint8_t, ir->vreg_cap);
+      ir->vreg_multi = reralloc(ir, ir->vreg_multi, uint8_t, ir->vreg_cap);
    }
    ir->vreg_regs[++ir->num_vregs] = bits == 64 ? 2 : 1;
+   ir->vreg_multi[ir->num_vregs] = 0;
    return ir->num_vregs;
+}
+
+static const struct weft_operand_desc *
+weft_ir_operand(const struct weft_inst *in, unsigned role);
+
+uint32_t
+weft_ir_vreg_multi(struct weft_ir *ir, unsigned bits)
+{
+   uint32_t v = weft_ir_vreg(ir, bits);
+
+   ir->vreg_multi[v] = 1;
+   return v;
+}
+
+bool
+weft_ir_op_has_target(unsigned op)
+{
+   struct weft_inst in = { .op = op };
+
+   return weft_isa_ops[op].name && weft_ir_operand(&in, WEFT_ROLE_TARGET);
 }
 
 struct weft_ir_instr *
@@ -45,7 +68,7 @@ weft_ir_emit(struct weft_ir *ir, unsigned op, unsigned t, unsigned t2)
    /* Memory operands always carry their (possibly zero) offset. */
    const struct weft_op_info *oi = &weft_isa_ops[op];
    for (unsigned i = 0; i < oi->nopnd; i++) {
-      if (oi->opnd[i].role == WEFT_ROLE_MEM)
+      if (oi->opnd[i].role == WEFT_ROLE_MEM || oi->opnd[i].role == WEFT_ROLE_TARGET)
          I->in.has_imm = 1;
    }
    list_addtail(&I->link, &ir->instrs);
@@ -125,7 +148,7 @@ weft_ir_field_ptr(struct weft_inst *in, unsigned field)
 #define weft_ir_foreach_reg(I, od, is_def)                                     \
    for (unsigned _i = 0; _i < weft_isa_ops[(I)->in.op].nopnd; _i++)            \
       for (const struct weft_operand_desc *od = &weft_isa_ops[(I)->in.op].opnd[_i]; od; od = NULL) \
-         if (od->role != WEFT_ROLE_SREG &&                                     \
+         if (od->role != WEFT_ROLE_SREG && od->role != WEFT_ROLE_TARGET &&     \
              !(od->role == WEFT_ROLE_SRCI && ((I)->in.has_imm || (I)->in.has_lit))) \
             for (bool is_def = od->role == WEFT_ROLE_DST, _once = true; _once; _once = false, (void)is_def)
 
@@ -167,7 +190,9 @@ weft_ir_validate(struct weft_ir *ir, const char *when)
          if (ir->vreg_regs[v] != (bits == 64 ? 2 : 1))
             FAIL("%s: v%u has %u registers, the operand is %u-bit", oi->name, v,
                  ir->vreg_regs[v], bits);
-         if (is_def) {
+         if (ir->vreg_multi[v]) {
+            defined[v] = 1;
+         } else if (is_def) {
             if (defined[v])
                FAIL("%s: v%u defined twice", oi->name, v);
             defined[v] = 1;
@@ -188,6 +213,21 @@ weft_ir_validate(struct weft_ir *ir, const char *when)
             FAIL("%s: does not encode: %s", oi->name, weft_isa_dec_error(err));
       }
       idx++;
+   }
+   {
+      int depth = 0;
+      list_for_each_entry(struct weft_ir_instr, I, &ir->instrs, link) {
+         if (I->in.op == WEFT_OP_IF || I->in.op == WEFT_OP_LOOP)
+            depth++;
+         else if (I->in.op == WEFT_OP_ENDIF || I->in.op == WEFT_OP_ENDLOOP)
+            depth--;
+         if (weft_ir_op_has_target(I->in.op) && !I->target)
+            FAIL("%s without a target", weft_isa_ops[I->in.op].name);
+         if (depth < 0)
+            FAIL("unbalanced control flow");
+      }
+      if (depth)
+         FAIL("unclosed if or loop");
    }
    if (list_is_empty(&ir->instrs) ||
        list_last_entry(&ir->instrs, struct weft_ir_instr, link)->in.op != WEFT_OP_END) {
@@ -278,20 +318,61 @@ weft_ir_opt_dce(struct weft_ir *ir)
  * the same instruction. Fails (false) when more than WEFT_NUM_REGS
  * registers are live at once: spilling needs scratch memory.
  */
+static bool
+weft_ir_instr_reads(struct weft_ir_instr *I, uint32_t v)
+{
+   for (unsigned f = 0; f < WEFT_IR_NUM_FIELDS; f++) {
+      if (I->vreg[f] == v)
+         return true;
+   }
+   return false;
+}
+
 bool
 weft_ir_ra(struct weft_ir *ir)
 {
-   unsigned n = ir->num_vregs + 1, idx = 0;
-   unsigned *last = rzalloc_array(NULL, unsigned, n);
-   uint16_t *phys = rzalloc_array(NULL, uint16_t, n);
+   unsigned n = ir->num_vregs + 1, idx = 0, count = list_length(&ir->instrs);
+   unsigned *first = ralloc_array(NULL, unsigned, n);
+   unsigned *last = rzalloc_array(first, unsigned, n);
+   uint16_t *phys = rzalloc_array(first, uint16_t, n);
+   unsigned *loop_end = rzalloc_array(first, unsigned, count + 1);
+   unsigned *stack = rzalloc_array(first, unsigned, count + 1), sp = 0;
    bool busy[WEFT_NUM_REGS] = {0};
+   bool *live = rzalloc_array(first, bool, n);
    bool ok = true;
 
+   memset(first, 0xff, n * sizeof(unsigned));
    list_for_each_entry(struct weft_ir_instr, I, &ir->instrs, link) {
       weft_ir_foreach_reg(I, od, is_def) {
-         last[I->vreg[od->field]] = idx;
+         uint32_t v = I->vreg[od->field];
+         first[v] = MIN2(first[v], idx);
+         last[v] = idx;
       }
+      if (I->in.op == WEFT_OP_LOOP)
+         stack[sp++] = idx;
+      else if (I->in.op == WEFT_OP_ENDLOOP && sp)
+         loop_end[stack[--sp]] = idx;
       idx++;
+   }
+   /* A value live across part of a loop is live in all of it: the loop
+    * repeats, and lanes that left it keep their registers. */
+   for (bool changed = true; changed;) {
+      changed = false;
+      for (unsigned l = 0; l < count; l++) {
+         if (!loop_end[l])
+            continue;
+         for (uint32_t v = 1; v < n; v++) {
+            if (first[v] == ~0u)
+               continue;
+            bool inside = last[v] >= l && first[v] <= loop_end[l];
+            bool crosses = first[v] < l || last[v] > loop_end[l] || ir->vreg_multi[v];
+            if (inside && crosses && (first[v] > l || last[v] < loop_end[l])) {
+               first[v] = MIN2(first[v], l);
+               last[v] = MAX2(last[v], loop_end[l]);
+               changed = true;
+            }
+         }
+      }
    }
 
    idx = 0;
@@ -303,7 +384,7 @@ weft_ir_ra(struct weft_ir *ir)
       weft_ir_foreach_reg(I, od, is_def) {
          uint32_t v = I->vreg[od->field];
 
-         if (is_def) {
+         if (!live[v]) {
             unsigned size = ir->vreg_regs[v], r;
 
             for (r = 0; r + size <= WEFT_NUM_REGS; r += size) {
@@ -316,6 +397,7 @@ weft_ir_ra(struct weft_ir *ir)
                goto out;
             }
             phys[v] = r;
+            live[v] = true;
             for (unsigned i = 0; i < size; i++)
                busy[r + i] = true;
             ir->num_regs = MAX2(ir->num_regs, r + size);
@@ -328,20 +410,41 @@ weft_ir_ra(struct weft_ir *ir)
          for (unsigned j = 0; j < ir->vreg_regs[dying[i]]; j++)
             busy[phys[dying[i]] + j] = false;
       }
+      /* Loop-extended values die at the endloop, with no operand there. */
+      for (uint32_t v = 1; v < n; v++) {
+         if (live[v] && last[v] == idx && !weft_ir_instr_reads(I, v)) {
+            for (unsigned j = 0; j < ir->vreg_regs[v]; j++)
+               busy[phys[v] + j] = false;
+         }
+      }
       idx++;
    }
    ir->allocated = true;
 out:
-   ralloc_free(last);
-   ralloc_free(phys);
+   ralloc_free(first);
    return ok;
 }
 
 uint64_t *
 weft_ir_pack(struct weft_ir *ir, void *mem_ctx, unsigned *nwords)
 {
-   unsigned n = 0, cap = 64;
+   unsigned n = 0, cap = 64, off = 0;
    uint64_t *words = ralloc_array(mem_ctx, uint64_t, cap);
+   struct hash_table *offsets = _mesa_pointer_hash_table_create(NULL);
+
+   /* Byte offsets of every instruction, then the branch targets. */
+   list_for_each_entry(struct weft_ir_instr, I, &ir->instrs, link) {
+      _mesa_hash_table_insert(offsets, I, (void *)(uintptr_t)off);
+      off += I->in.nwords * 8;
+   }
+   list_for_each_entry(struct weft_ir_instr, I, &ir->instrs, link) {
+      if (I->target) {
+         uint32_t from = (uintptr_t)_mesa_hash_table_search(offsets, I)->data;
+         uint32_t to = (uintptr_t)_mesa_hash_table_search(offsets, I->target)->data;
+         I->in.imm = (uint32_t)((int32_t)to - (int32_t)from);
+      }
+   }
+   _mesa_hash_table_destroy(offsets, NULL);
 
    list_for_each_entry(struct weft_ir_instr, I, &ir->instrs, link) {
       uint64_t w[2];

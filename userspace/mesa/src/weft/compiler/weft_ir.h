@@ -21,12 +21,16 @@ struct weft_ir_instr {
    struct weft_inst in;
    /* Virtual register in each register field (0: not a register). */
    uint32_t vreg[WEFT_IR_NUM_FIELDS];
+   /* Branch target of if/else/loop (the matching else, endif or endloop):
+    * the byte offset is filled in by weft_ir_pack(). */
+   struct weft_ir_instr *target;
 };
 
 struct weft_ir {
    struct list_head instrs;
    unsigned num_vregs;      /* vregs are 1 .. num_vregs */
    uint8_t *vreg_regs;      /* registers a vreg occupies: 1, or 2 (even pair) */
+   uint8_t *vreg_multi;     /* 1: a variable written more than once (from NIR regs) */
    unsigned vreg_cap;
    bool allocated;          /* register fields are physical registers */
    unsigned num_regs;       /* after allocation: registers used */
@@ -35,6 +39,9 @@ struct weft_ir {
 
 struct weft_ir *weft_ir_create(void *mem_ctx);
 uint32_t weft_ir_vreg(struct weft_ir *ir, unsigned bits);
+/* A vreg that may be written several times (control flow merges). */
+uint32_t weft_ir_vreg_multi(struct weft_ir *ir, unsigned bits);
+bool weft_ir_op_has_target(unsigned op);
 struct weft_ir_instr *weft_ir_emit(struct weft_ir *ir, unsigned op, unsigned t, unsigned t2);
 void weft_ir_set(struct weft_ir_instr *I, enum weft_ir_field f, uint32_t vreg);
 void weft_ir_set_imm(struct weft_ir_instr *I, uint64_t imm);

@@ -179,7 +179,7 @@ weft_init_screen_caps(struct weft_screen *s)
    u_init_pipe_screen_caps(&s->base, 1);
    caps->compute = true;
    caps->int64 = true;
-   caps->doubles = false;
+   caps->doubles = true;
    caps->uma = true;
    caps->query_timestamp = true;
    caps->timer_resolution = 1;
