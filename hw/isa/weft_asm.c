@@ -13,7 +13,9 @@
  *               instruction itself, what weft-dis prints)
  *   [rN]        an address without offset (atomics, image descriptors)
  *   Float immediates are bit patterns: f16 / f32 as 32-bit values, f64 as
- *   the 64-bit pattern (imm32 holds its high half when the low half is 0).
+ *   the 64-bit pattern (imm32 holds its high half when the low half is 0);
+ *   a decimal float (1.5, -2e-3, inf, nan) is converted to the type, rounded
+ *   to nearest (weft-dis prints the bit pattern).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -21,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "weft_isa.h"
 
@@ -208,6 +211,17 @@ static int parse_imm64(struct asm_state *s, const char *p, unsigned type, struct
 	return 0;
 }
 
+/* Decimal float syntax: a '.', an exponent, inf or nan (never 0x...). */
+static int is_float_text(const char *p)
+{
+	if (*p == '-' || *p == '+')
+		p++;
+	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
+		return 0;
+	return strchr(p, '.') || strchr(p, 'e') || strchr(p, 'E') || !strncasecmp(p, "inf", 3) ||
+	       !strncasecmp(p, "nan", 3);
+}
+
 static int parse_reg(struct asm_state *s, const char *p, unsigned bits, uint16_t *r)
 {
 	long long v;
@@ -281,6 +295,39 @@ static int parse_operand(struct asm_state *s, char *p, struct weft_inst *in,
 		}
 		return fail(s, "unknown special register '%s'", p);
 	case WEFT_ROLE_SRCI:
+		if (p[0] != 'r' && weft_isa_types[type].kind == 'f' && is_float_text(p)) {
+			/* A decimal float (1.5, -2e-3, inf, nan): its bit pattern. */
+			char *end;
+			double d = strtod(p, &end);
+
+			if (*end)
+				return fail(s, "bad float immediate '%s'", p);
+			if (bits == 64) {
+				uint64_t u;
+
+				memcpy(&u, &d, 8);
+				if (u & 0xffffffffull) {
+					in->has_lit = 1;
+					in->lit = u;
+				} else {
+					in->has_imm = 1;
+					in->imm = (uint32_t)(u >> 32);
+				}
+			} else if (bits == 32) {
+				float f = (float)d;
+
+				in->has_imm = 1;
+				memcpy(&in->imm, &f, 4);
+			} else {
+				_Float16 h = (_Float16)d;
+				uint16_t u;
+
+				memcpy(&u, &h, 2);
+				in->has_imm = 1;
+				in->imm = u;
+			}
+			return 0;
+		}
 		if (p[0] != 'r' && bits == 64)
 			return parse_imm64(s, p, type, in);
 		if (p[0] != 'r') {

@@ -1208,6 +1208,15 @@ static void t_float_alu(void)
 	CHECK_EQ(out[0], fbits(3.0, 64));
 	CHECK_EQ(run(PRO "\tfadd.f64 r24, r20, 0x3fb999999999999a\n\tst.global.u64 [r12+0], r24\n\tend\n", 8, 1, 1, 0, 0), 0);
 	CHECK_EQ(out[0], fbits(1.5 + 0.1, 64));
+	/* Decimal float immediates. */
+	CHECK_EQ(run(PRO "\tfadd.f64 r24, r20, 0.1\n\tst.global.u64 [r12+0], r24\n\tend\n", 8, 1, 1, 0, 0), 0);
+	CHECK_EQ(out[0], fbits(1.5 + 0.1, 64));
+	in[0] = fbits(2.0, 32);
+	CHECK_EQ(run(PRO "\tfmul.f32 r24, r20, -0.25\n\tst.global.u32 [r12+0], r24\n\tend\n", 8, 1, 1, 0, 0), 0);
+	CHECK_EQ((uint32_t)out[0], fbits(-0.5, 32));
+	in[0] = fbits(2.0, 16);
+	CHECK_EQ(run(PRO "\tfadd.f16 r24, r20, 1e0\n\tst.global.u32 [r12+0], r24\n\tend\n", 8, 1, 1, 0, 0), 0);
+	CHECK_EQ((uint32_t)out[0], fbits(3.0, 16));
 }
 
 /* ---- conversions with rounding modes ---- */
