@@ -9,6 +9,7 @@
 
 #include "compiler/nir/nir_builder.h"
 #include "util/ralloc.h"
+#include "util/os_time.h"
 #include "util/u_debug.h"
 
 #include "weft_compile.h"
@@ -21,6 +22,7 @@ static const struct debug_named_value weft_debug_options[] = {
    {"ir", WEFT_DBG_IR, "Dump the weft IR before and after register allocation"},
    {"asm", WEFT_DBG_ASM, "Dump the disassembly of the binary"},
    {"sync", WEFT_DBG_SYNC, "Wait for every dispatch"},
+   {"time", WEFT_DBG_TIME, "Print the backend's compile time per kernel"},
    DEBUG_NAMED_VALUE_END
 };
 
@@ -162,6 +164,7 @@ weft_pick_simd(const nir_shader *nir, unsigned simd)
 struct weft_shader *
 weft_compile_nir_simd(const nir_shader *orig, unsigned simd)
 {
+   int64_t start_ns = os_time_get_nano();
    void *mem_ctx = ralloc_context(NULL);
    nir_shader *nir = nir_shader_clone(mem_ctx, orig);
    struct weft_shader *shader = NULL;
@@ -242,6 +245,12 @@ weft_compile_nir_simd(const nir_shader *orig, unsigned simd)
       fprintf(stderr, "=== weft: %s, SIMD %u, %u registers, %u bytes\n%s",
               nir->info.name ? nir->info.name : "kernel", shader->simd, shader->num_regs,
               shader->size, shader->disasm);
+   }
+   if (weft_debug & WEFT_DBG_TIME) {
+      nir_function_impl *impl = nir_shader_get_entrypoint(nir);
+      fprintf(stderr, "weft: %s: %u instructions, %u registers, compiled in %.3f ms\n",
+              impl && impl->function->name ? impl->function->name : "kernel",
+              shader->size / 8, shader->num_regs, (os_time_get_nano() - start_ns) / 1e6);
    }
 out:
    ralloc_free(mem_ctx);

@@ -4,8 +4,8 @@
  * ISA. NIR passes, then weft IR (weft_ir.h), register allocation and
  * encoding through the ISA tables generated from hw/isa/weft_isa.py.
  *
- * WEFT_DEBUG=nir,ir,asm,sync dumps the stages to stderr (sync: wait for
- * every dispatch, for debugging the driver).
+ * WEFT_DEBUG=nir,ir,asm,sync,time dumps the stages to stderr (sync: wait for
+ * every dispatch, for debugging the driver; time: backend time per kernel).
  */
 #ifndef WEFT_COMPILE_H
 #define WEFT_COMPILE_H
@@ -23,6 +23,7 @@ enum weft_debug_flags {
    WEFT_DBG_IR = 1 << 1,
    WEFT_DBG_ASM = 1 << 2,
    WEFT_DBG_SYNC = 1 << 3,
+   WEFT_DBG_TIME = 1 << 4,
 };
 
 extern uint32_t weft_debug;
