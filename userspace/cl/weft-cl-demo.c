@@ -106,6 +106,49 @@ now_ms(void)
       }                                                                        \
    } while (0)
 
+/* A kernel argument: a buffer (@size bytes, from @data when not NULL) or a
+ * scalar (@scalar set). */
+struct arg {
+   const void *data;
+   size_t size;
+   int scalar;
+   cl_mem mem;
+};
+
+/*
+ * Runs kernel @name on @q over @gsz work-items (work-groups of @lsz, 0: the
+ * runtime's choice) and reads argument @out back into @result.
+ */
+static double
+run(cl_context ctx, cl_command_queue q, cl_program prog, const char *name,
+    struct arg *args, unsigned nargs, size_t gsz, size_t lsz, unsigned out, void *result)
+{
+   double t = now_ms();
+   cl_int err;
+   cl_kernel k = clCreateKernel(prog, name, &err);
+
+   CHECK(err, name);
+   for (unsigned i = 0; i < nargs; i++) {
+      if (args[i].scalar) {
+         CHECK(clSetKernelArg(k, i, args[i].size, args[i].data), "clSetKernelArg");
+         continue;
+      }
+      args[i].mem = clCreateBuffer(ctx, CL_MEM_READ_WRITE | (args[i].data ? CL_MEM_COPY_HOST_PTR : 0),
+                                   args[i].size, (void *)args[i].data, &err);
+      CHECK(err, "clCreateBuffer");
+      CHECK(clSetKernelArg(k, i, sizeof(cl_mem), &args[i].mem), "clSetKernelArg");
+   }
+   CHECK(clEnqueueNDRangeKernel(q, k, 1, NULL, &gsz, lsz ? &lsz : NULL, 0, NULL, NULL), name);
+   CHECK(clEnqueueReadBuffer(q, args[out].mem, CL_TRUE, 0, args[out].size, result, 0, NULL, NULL),
+         "clEnqueueReadBuffer");
+   for (unsigned i = 0; i < nargs; i++) {
+      if (!args[i].scalar)
+         clReleaseMemObject(args[i].mem);
+   }
+   clReleaseKernel(k);
+   return now_ms() - t;
+}
+
 int
 main(void)
 {
@@ -155,77 +198,47 @@ main(void)
 
    /* vector add on queue 0 */
    {
-      cl_uint a[N], b[N], c[N];
+      static cl_uint a[N], b[N], c[N];
       for (int i = 0; i < N; i++) {
          a[i] = i * 7u + 1;
          b[i] = 0xfffff000u + i * 3u;
       }
-      t = now_ms();
-      cl_kernel k = clCreateKernel(prog, "vadd", &err);
-      CHECK(err, "vadd");
-      cl_mem ba = clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof(a), a, &err);
-      cl_mem bb = clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof(b), b, &err);
-      cl_mem bc = clCreateBuffer(ctx, CL_MEM_WRITE_ONLY, sizeof(c), NULL, &err);
-      clSetKernelArg(k, 0, sizeof(cl_mem), &ba);
-      clSetKernelArg(k, 1, sizeof(cl_mem), &bb);
-      clSetKernelArg(k, 2, sizeof(cl_mem), &bc);
-      size_t gsz = N;
-      CHECK(clEnqueueNDRangeKernel(q0, k, 1, NULL, &gsz, NULL, 0, NULL, NULL), "vadd enqueue");
-      CHECK(clEnqueueReadBuffer(q0, bc, CL_TRUE, 0, sizeof(c), c, 0, NULL, NULL), "vadd read");
+      struct arg args[] = { { a, sizeof(a) }, { b, sizeof(b) }, { NULL, sizeof(c) } };
+      double ms = run(ctx, q0, prog, "vadd", args, 3, N, 0, 2, c);
       int ok = 1;
       for (int i = 0; i < N; i++)
          ok &= c[i] == a[i] + b[i];
-      result("vector add (uint, 1000 items)", ok, now_ms() - t);
-      clReleaseMemObject(ba);
-      clReleaseMemObject(bb);
-      clReleaseMemObject(bc);
-      clReleaseKernel(k);
+      result("vector add (uint, 1000 items)", ok, ms);
    }
 
    /* 64-bit integers on queue 1 */
    {
-      cl_ulong a[N], b[N], c[N], kv = 0x100000001ull * 12345;
+      static cl_ulong a[N], b[N], c[N];
+      cl_ulong kv = 0x100000001ull * 12345;
       for (int i = 0; i < N; i++) {
          a[i] = 0x123456789abcdefull * (i + 1);
          b[i] = ~0ull - i * 0x1000000001ull;
       }
-      t = now_ms();
-      cl_kernel k = clCreateKernel(prog, "mad64", &err);
-      CHECK(err, "mad64");
-      cl_mem ba = clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof(a), a, &err);
-      cl_mem bb = clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof(b), b, &err);
-      cl_mem bc = clCreateBuffer(ctx, CL_MEM_WRITE_ONLY, sizeof(c), NULL, &err);
-      clSetKernelArg(k, 0, sizeof(cl_mem), &ba);
-      clSetKernelArg(k, 1, sizeof(cl_mem), &bb);
-      clSetKernelArg(k, 2, sizeof(cl_mem), &bc);
-      clSetKernelArg(k, 3, sizeof(kv), &kv);
-      size_t gsz = N, lsz = LOCAL * 2;
-      CHECK(clEnqueueNDRangeKernel(q1, k, 1, NULL, &gsz, &lsz, 0, NULL, NULL), "mad64 enqueue");
-      CHECK(clEnqueueReadBuffer(q1, bc, CL_TRUE, 0, sizeof(c), c, 0, NULL, NULL), "mad64 read");
+      struct arg args[] = { { a, sizeof(a) }, { b, sizeof(b) }, { NULL, sizeof(c) },
+                            { &kv, sizeof(kv), 1 } };
+      double ms = run(ctx, q1, prog, "mad64", args, 4, N, LOCAL * 2, 2, c);
       int ok = 1;
       for (int i = 0; i < N; i++)
          ok &= c[i] == a[i] * kv + (b[i] >> 3) - (a[i] ^ b[i]);
-      result("64-bit integers (ulong, queue 1)", ok, now_ms() - t);
-      clReleaseMemObject(ba);
-      clReleaseMemObject(bb);
-      clReleaseMemObject(bc);
-      clReleaseKernel(k);
+      result("64-bit integers (ulong, queue 1)", ok, ms);
    }
 
    /* work-item ids, work-groups of 20 (partial sub-groups) */
    {
       static cl_uint out[4 * N];
-      t = now_ms();
-      cl_kernel k = clCreateKernel(prog, "ids", &err);
-      CHECK(err, "ids");
-      cl_mem bo = clCreateBuffer(ctx, CL_MEM_WRITE_ONLY, sizeof(out), NULL, &err);
-      clSetKernelArg(k, 0, sizeof(cl_mem), &bo);
-      size_t gsz = N, lsz = LOCAL;
-      CHECK(clEnqueueNDRangeKernel(q0, k, 1, NULL, &gsz, &lsz, 0, NULL, NULL), "ids enqueue");
-      CHECK(clEnqueueReadBuffer(q0, bo, CL_TRUE, 0, sizeof(out), out, 0, NULL, NULL), "ids read");
+      struct arg args[] = { { NULL, sizeof(out) } };
+      double ms = run(ctx, q0, prog, "ids", args, 1, N, LOCAL, 0, out);
       cl_uint sg = 0;
-      cl_kernel_sub_group_info sgi = CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE;
-      clGetKernelSubGroupInfo(k, dev, sgi, sizeof(size_t), &lsz, sizeof(sg), &sg, NULL);
+      for (int i = 0; i < N; i++) {
+         /* the sub-group size the kernel ran at: lane ids wrap there */
+         if (i % LOCAL && out[4 * i + 3] == 0 && !sg)
+            sg = i % LOCAL;
+      }
       int ok = 1;
       for (int i = 0; i < N; i++) {
          ok &= out[4 * i] == (cl_uint)(i % LOCAL) && out[4 * i + 1] == (cl_uint)(i / LOCAL) &&
@@ -233,53 +246,32 @@ main(void)
          if (sg)
             ok &= out[4 * i + 3] == (cl_uint)(i % LOCAL) % sg;
       }
-      result("work-item and sub-group ids", ok, now_ms() - t);
-      clReleaseMemObject(bo);
-      clReleaseKernel(k);
+      result("work-item and sub-group ids", ok, ms);
    }
 
    /* signed 32-bit arithmetic with selects */
    {
-      cl_int a[N], c[N];
+      static cl_int a[N], c[N];
       for (int i = 0; i < N; i++)
          a[i] = (i * 7919) % 2001 - 1000;
-      t = now_ms();
-      cl_kernel k = clCreateKernel(prog, "mix32", &err);
-      CHECK(err, "mix32");
-      cl_mem ba = clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof(a), a, &err);
-      cl_mem bc = clCreateBuffer(ctx, CL_MEM_WRITE_ONLY, sizeof(c), NULL, &err);
-      clSetKernelArg(k, 0, sizeof(cl_mem), &ba);
-      clSetKernelArg(k, 1, sizeof(cl_mem), &bc);
-      size_t gsz = N;
-      CHECK(clEnqueueNDRangeKernel(q1, k, 1, NULL, &gsz, NULL, 0, NULL, NULL), "mix32 enqueue");
-      CHECK(clEnqueueReadBuffer(q1, bc, CL_TRUE, 0, sizeof(c), c, 0, NULL, NULL), "mix32 read");
+      struct arg args[] = { { a, sizeof(a) }, { NULL, sizeof(c) } };
+      double ms = run(ctx, q1, prog, "mix32", args, 2, N, 0, 1, c);
       int ok = 1;
       for (int i = 0; i < N; i++) {
          int x = a[i];
          int want = (x > 7 ? x : 7) / 3 + (x < -5 ? x : -5) % 4 + (x < 100 ? x * x : -x) + abs(x);
          ok &= c[i] == want;
       }
-      result("signed int arithmetic and selects", ok, now_ms() - t);
-      clReleaseMemObject(ba);
-      clReleaseMemObject(bc);
-      clReleaseKernel(k);
+      result("signed int arithmetic and selects", ok, ms);
    }
 
    /* float and double math, checked against the same C expressions */
    {
-      cl_float a[N], c[N];
+      static cl_float a[N], c[N];
       for (int i = 0; i < N; i++)
          a[i] = (i - 500) * 0.37f;
-      t = now_ms();
-      cl_kernel k = clCreateKernel(prog, "fmath", &err);
-      CHECK(err, "fmath");
-      cl_mem ba = clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof(a), a, &err);
-      cl_mem bc = clCreateBuffer(ctx, CL_MEM_WRITE_ONLY, sizeof(c), NULL, &err);
-      clSetKernelArg(k, 0, sizeof(cl_mem), &ba);
-      clSetKernelArg(k, 1, sizeof(cl_mem), &bc);
-      size_t gsz = N;
-      CHECK(clEnqueueNDRangeKernel(q0, k, 1, NULL, &gsz, NULL, 0, NULL, NULL), "fmath enqueue");
-      CHECK(clEnqueueReadBuffer(q0, bc, CL_TRUE, 0, sizeof(c), c, 0, NULL, NULL), "fmath read");
+      struct arg args[] = { { a, sizeof(a) }, { NULL, sizeof(c) } };
+      double ms = run(ctx, q0, prog, "fmath", args, 2, N, 0, 1, c);
       int ok = 1;
       for (int i = 0; i < N; i++) {
          float x = a[i];
@@ -287,35 +279,21 @@ main(void)
                       (float)(int)x;
          ok &= fabsf(c[i] - want) <= 1e-5f * fmaxf(1.0f, fabsf(want));
       }
-      result("float math (fma, div, sqrt, floor, cvt)", ok, now_ms() - t);
-      clReleaseMemObject(ba);
-      clReleaseMemObject(bc);
-      clReleaseKernel(k);
+      result("float math (fma, div, sqrt, floor, cvt)", ok, ms);
    }
    {
-      cl_double a[N], c[N];
+      static cl_double a[N], c[N];
       for (int i = 0; i < N; i++)
          a[i] = (i - 500) * 0.731;
-      t = now_ms();
-      cl_kernel k = clCreateKernel(prog, "dmath", &err);
-      CHECK(err, "dmath");
-      cl_mem ba = clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof(a), a, &err);
-      cl_mem bc = clCreateBuffer(ctx, CL_MEM_WRITE_ONLY, sizeof(c), NULL, &err);
-      clSetKernelArg(k, 0, sizeof(cl_mem), &ba);
-      clSetKernelArg(k, 1, sizeof(cl_mem), &bc);
-      size_t gsz = N;
-      CHECK(clEnqueueNDRangeKernel(q1, k, 1, NULL, &gsz, NULL, 0, NULL, NULL), "dmath enqueue");
-      CHECK(clEnqueueReadBuffer(q1, bc, CL_TRUE, 0, sizeof(c), c, 0, NULL, NULL), "dmath read");
+      struct arg args[] = { { a, sizeof(a) }, { NULL, sizeof(c) } };
+      double ms = run(ctx, q1, prog, "dmath", args, 2, N, 0, 1, c);
       int ok = 1;
       for (int i = 0; i < N; i++) {
          double x = a[i];
          double want = x * x * 0.25 - x / 3.0 + sqrt(x * x + 1.0) + (double)(long)(x * 1000.0);
          ok &= fabs(c[i] - want) <= 1e-12 * fmax(1.0, fabs(want));
       }
-      result("double math (div, sqrt, cvt)", ok, now_ms() - t);
-      clReleaseMemObject(ba);
-      clReleaseMemObject(bc);
-      clReleaseKernel(k);
+      result("double math (div, sqrt, cvt)", ok, ms);
    }
 
    /* divergent control flow: an early return, a loop with a per-lane trip
@@ -323,17 +301,10 @@ main(void)
    {
       static cl_uint out[N + 24];
       cl_uint n = N;
-      t = now_ms();
-      cl_kernel k = clCreateKernel(prog, "guarded_loops", &err);
-      CHECK(err, "guarded_loops");
       for (int i = 0; i < N + 24; i++)
          out[i] = 0xdeadbeef;
-      cl_mem bo = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof(out), out, &err);
-      clSetKernelArg(k, 0, sizeof(cl_mem), &bo);
-      clSetKernelArg(k, 1, sizeof(n), &n);
-      size_t gsz = N + 24, lsz = 32;
-      CHECK(clEnqueueNDRangeKernel(q0, k, 1, NULL, &gsz, &lsz, 0, NULL, NULL), "loops enqueue");
-      CHECK(clEnqueueReadBuffer(q0, bo, CL_TRUE, 0, sizeof(out), out, 0, NULL, NULL), "loops read");
+      struct arg args[] = { { out, sizeof(out) }, { &n, sizeof(n), 1 } };
+      double ms = run(ctx, q0, prog, "guarded_loops", args, 2, N + 24, 32, 0, out);
       int ok = 1;
       for (int i = 0; i < N + 24; i++) {
          cl_uint want = 0;
@@ -347,9 +318,7 @@ main(void)
          }
          ok &= out[i] == (i < N ? want : 0xdeadbeef);
       }
-      result("control flow (if/else, loops, break)", ok, now_ms() - t);
-      clReleaseMemObject(bo);
-      clReleaseKernel(k);
+      result("control flow (if/else, loops, break)", ok, ms);
    }
 
    clReleaseProgram(prog);
