@@ -435,6 +435,18 @@ for _sp, _base, _at in (('global', 0x140, 'u64'), ('local', 0x160, 'u32')):
             'd = old.  Sequentially consistent; a must be aligned to the size of T '
             '(else WEFT_QERR_BAD_ACCESS)' % ('global' if _sp == 'global' else 'SLM', _new)))
 
+# Float atomics (cl_ext_float_atomics): 0x14b.. global, 0x16b.. local.
+for _sp, _base, _at in (('global', 0x14b, 'u64'), ('local', 0x16b, 'u32')):
+    for _k, (_op, _new) in enumerate([('fadd', 'old + b (rounded to nearest even)'),
+                                      ('fmin', 'IEEE minNum(old, b)'),
+                                      ('fmax', 'IEEE maxNum(old, b)')]):
+        INSTRS.append(Instr(
+            'atom.%s.%s' % (_sp, _op), _base + _k, 'atom', [D, ('a', 'addr', _at), B],
+            ['f32', 'f64'],
+            'atomically, per active lane in lane order: old = %s memory at a; memory = %s; '
+            'd = old.  Sequentially consistent; a must be aligned to the size of T'
+            % ('global' if _sp == 'global' else 'SLM', _new)))
+
 FA = ('a', 'src', 'T')
 INSTRS += [
     Instr('fadd', 0x060, 'alu', [D, FA, BI], FLOAT, 'd = a + b (IEEE, round to nearest even)', 'a + b'),
@@ -510,8 +522,8 @@ RESERVED_RANGES = [
     (0x0e8, 0x0ff, 'cross-lane: clustered reductions'),
     (0x113, 0x117, 'memory: fences and cache control'),
     (0x128, 0x13f, 'memory: more block and image forms'),
-    (0x14b, 0x15f, 'atomics: global (float add, load, store)'),
-    (0x16b, 0x17f, 'atomics: local'),
+    (0x14e, 0x15f, 'atomics: global (load, store, more float forms)'),
+    (0x16e, 0x17f, 'atomics: local'),
 ]
 
 

@@ -1036,6 +1036,32 @@ static uint64_t atomic_rmw(unsigned k, unsigned bits, bool sgn, void *p, uint64_
 #undef RMW
 }
 
+/* Float atomics by compare-and-swap: 0 add, 1 min, 2 max. */
+static uint64_t atomic_frmw(unsigned k, unsigned bits, void *p, uint64_t b)
+{
+	if (bits == 64) {
+		uint64_t *q = p, old = __atomic_load_n(q, __ATOMIC_SEQ_CST), nv;
+		double y = weft_f64_from_bits(b);
+
+		do {
+			double x = weft_f64_from_bits(old);
+
+			nv = weft_bits_f64(k == 0 ? x + y : k == 1 ? weft_fmin_f64(x, y) : weft_fmax_f64(x, y));
+		} while (!__atomic_compare_exchange_n(q, &old, nv, true, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST));
+		return old;
+	} else {
+		uint32_t *q = p, old = __atomic_load_n(q, __ATOMIC_SEQ_CST), nv;
+		float y = weft_f32_from_bits((uint32_t)b);
+
+		do {
+			float x = weft_f32_from_bits(old);
+
+			nv = weft_bits_f32(k == 0 ? x + y : k == 1 ? weft_fmin_f32(x, y) : weft_fmax_f32(x, y));
+		} while (!__atomic_compare_exchange_n(q, &old, nv, true, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST));
+		return old;
+	}
+}
+
 static int exec_atom(struct weft_worker *w, const struct weft_inst *in,
 		     uint32_t (*R)[WEFT_MAX_LANES], uint32_t mask, unsigned NL, uint64_t pc)
 {
@@ -1053,7 +1079,7 @@ static int exec_atom(struct weft_worker *w, const struct weft_inst *in,
 		if (!((mask >> l) & 1))
 			continue;
 		a = global ? read_lane(R, in->a, 64, l) : R[in->a][l];
-		if (k < 9)
+		if (k < 9 || k >= 11)
 			b = read_lane(R, in->b, bits, l);
 		if (k == 8)
 			c = read_lane(R, in->c, bits, l);
@@ -1070,7 +1096,7 @@ static int exec_atom(struct weft_worker *w, const struct weft_inst *in,
 				goto bad;
 			p = w->slm + a;
 		}
-		old[l] = atomic_rmw(k, bits, sgn, p, b, c);
+		old[l] = k >= 11 ? atomic_frmw(k - 11, bits, p, b) : atomic_rmw(k, bits, sgn, p, b, c);
 	}
 	for (unsigned l = 0; l < NL; l++)
 		if ((mask >> l) & 1)

@@ -806,6 +806,44 @@ static void t_atomics_xchg_cmpxchg(void)
 		 WEFT_QERR_BAD_ACCESS);
 }
 
+static void t_atomics_float(void)
+{
+	/* Sums of small integers in floats are exact in any order; min / max. */
+	static const char *ops[] = { "fadd", "fmin", "fmax" };
+	unsigned g = 3000;
+
+	for (unsigned w = 0; w < 2; w++)
+	for (unsigned oi = 0; oi < 3; oi++) {
+		char src[1024];
+		double want = oi == 0 ? 0.5 : oi == 1 ? 1e9 : -1e9;
+		unsigned bits = w ? 64 : 32;
+
+		snprintf(src, sizeof(src), PRO
+			 "\tatom.global.%s.%s r24, [r16], r20\n"
+			 "\tend\n", ops[oi], w ? "f64" : "f32");
+		for (unsigned i = 0; i < g; i++) {
+			double v = i == 7 ? NAN : (double)((int)(rnd64() % 2001) - 1000);
+
+			/* item 7 is NaN: minNum / maxNum ignore it; fadd gives NaN */
+			in[i] = fbits(v, bits);
+			want = oi == 0 ? want + v : oi == 1 ? fmin(want, v) : fmax(want, v);
+		}
+		aux[0] = fbits(oi == 0 ? 0.5 : oi == 1 ? 1e9 : -1e9, bits);
+		CHECK_EQ(run(src, simds[oi], g, 64, 0, 0), 0);
+		if (oi == 0)
+			CHECK(isnan(fval(aux[0], bits)), "atom.%s.f%u: NaN lost", ops[oi], bits);
+		else
+			CHECK(fval(aux[0], bits) == want, "atom.%s.f%u: %g want %g", ops[oi], bits,
+			      fval(aux[0], bits), want);
+	}
+	/* local: every lane adds 0.25 to one SLM float, item 0 writes it out */
+	CHECK_EQ(run(PRO "\tmov.u32 r30, 0\n\tmov.u32 r31, 0x3e800000\n"
+		     "\tatom.local.fadd.f32 r24, [r30], r31\n\tbar\n"
+		     "\tld.local.u32 r25, [r30+0]\n\tst.global.u32 [r12+0], r25\n\tend\n",
+		     16, 100, 100, 4, 0), 0);
+	CHECK_EQ((uint32_t)out[0], fbits(25.0, 32));
+}
+
 static void t_atomics_local(void)
 {
 	/* A work-group histogram in SLM, then items 0..15 write the bins out. */
@@ -1498,6 +1536,7 @@ int main(void)
 	h_run("atomics: global add..dec on u32/s32/u64/s64 across work-groups and threads", t_atomics_global);
 	h_run("atomics: global cmpxchg, xchg; misaligned is BAD_ACCESS", t_atomics_xchg_cmpxchg);
 	h_run("atomics: local histogram with inc and max", t_atomics_local);
+	h_run("atomics: global and local fadd/fmin/fmax on f32/f64", t_atomics_float);
 	h_run("block: ld/st.block{,2,4,8} u8/u16/u32/u64, partial sub-groups", t_block);
 	h_run("image: ld/st.img{,2,4,8} u8/u16/u32 with out-of-bounds blocks", t_image);
 	h_run("scratch: private arrays across a barrier; out of range is BAD_ACCESS", t_scratch);
