@@ -186,6 +186,17 @@ static void t_cf_malformed(void)
 		     "a:\telse b\n\tmov.u32 r24, 9\nb:\tendif\n\tst.global.u32 [r12+0], r24\n\tend\n",
 		     16, 20, 20, 0, 0), 0);
 	CHECK_EQ(out[19] & 0xffffffff, 9);
+	/* bra.all / bra.none over the active lanes only (inside an if). */
+	for (unsigned i = 0; i < 64; i++)
+		in[i] = i;
+	CHECK_EQ(run(PRO "\tmov.u32 r24, 0\n\tset.lt.u32 r1, r20, 4\n\tif r1, e\n"
+		     "\tset.lt.u32 r2, r20, 10\n\tbra.all r2, a\n\tmov.u32 r24, 1\n"
+		     "a:\tset.gt.u32 r3, r20, 10\n\tbra.none r3, b\n\tmov.u32 r24, 2\n"
+		     "b:\tadd.u32 r24, r24, 10\n"
+		     "e:\tendif\n\tst.global.u32 [r12+0], r24\n\tend\n", 8, 16, 16, 0, 0), 0);
+	for (unsigned i = 0; i < 16; i++)
+		CHECK(out[i] == (i < 4 ? 10u : 0u), "bra.all/none item %u: %llu", i,
+		      (unsigned long long)out[i]);
 }
 
 /* ---- cross-lane ---- */

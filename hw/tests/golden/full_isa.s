@@ -57,6 +57,8 @@
 	atom.global.inc.u64 r4, [r2]
 	atom.local.max.s32 r1, [r2], r3
 	atom.local.xchg.u64 r4, [r2], r6
+	atom.global.fadd.f32 r1, [r2], r3
+	atom.local.fmax.f64 r4, [r2], r6
 	fadd.f32 r1, r2, 0x3f800000
 	fmul.f64 r2, r4, 0x4000000000000000
 	fsub.f64 r2, r4, 0x3fb999999999999a
