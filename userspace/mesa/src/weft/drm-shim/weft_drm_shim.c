@@ -132,6 +132,35 @@ signal_syncs(const struct drm_weft_obj_array *a, int status)
    }
 }
 
+/* The first free id in 1 .. MAX_OBJS - 1 (under shim.lock), 0 when none. */
+static uint32_t
+alloc_id(bool (*is_free)(uint32_t id))
+{
+   for (uint32_t id = 1; id < MAX_OBJS; id++) {
+      if (is_free(id))
+         return id;
+   }
+   return 0;
+}
+
+static bool
+vm_is_free(uint32_t id)
+{
+   return !shim.vms[id].used;
+}
+
+static bool
+queue_is_free(uint32_t id)
+{
+   return !shim.queue_vm[id];
+}
+
+static bool
+syncobj_is_free(uint32_t id)
+{
+   return !shim.syncobjs[id].used;
+}
+
 /* ---- weft ioctls ---------------------------------------------------------- */
 
 static int
@@ -202,17 +231,14 @@ weft_shim_vm_create(int fd, unsigned long request, void *arg)
    struct drm_weft_vm_create *c = arg;
 
    simple_mtx_lock(&shim.lock);
-   for (uint32_t id = 1; id < MAX_OBJS; id++) {
-      if (!shim.vms[id].used) {
-         shim.vms[id].used = true;
-         shim.vms[id].root = alloc_pages(4096);
-         c->id = id;
-         simple_mtx_unlock(&shim.lock);
-         return 0;
-      }
+   uint32_t id = alloc_id(vm_is_free);
+   if (id) {
+      shim.vms[id].used = true;
+      shim.vms[id].root = alloc_pages(4096);
+      c->id = id;
    }
    simple_mtx_unlock(&shim.lock);
-   return fail(ENOSPC);
+   return id ? 0 : fail(ENOSPC);
 }
 
 static int
@@ -279,16 +305,13 @@ weft_shim_queue_create(int fd, unsigned long request, void *arg)
    if (!c->vm_id || c->vm_id >= MAX_OBJS || !shim.vms[c->vm_id].used)
       return fail(ENOENT);
    simple_mtx_lock(&shim.lock);
-   for (uint32_t id = 1; id < MAX_OBJS; id++) {
-      if (!shim.queue_vm[id]) {
-         shim.queue_vm[id] = c->vm_id;
-         c->id = id;
-         simple_mtx_unlock(&shim.lock);
-         return 0;
-      }
+   uint32_t id = alloc_id(queue_is_free);
+   if (id) {
+      shim.queue_vm[id] = c->vm_id;
+      c->id = id;
    }
    simple_mtx_unlock(&shim.lock);
-   return fail(ENOSPC);
+   return id ? 0 : fail(ENOSPC);
 }
 
 static int
@@ -388,19 +411,16 @@ weft_shim_syncobj_create(int fd, unsigned long request, void *arg)
    struct drm_syncobj_create *c = arg;
 
    simple_mtx_lock(&shim.lock);
-   for (uint32_t h = 1; h < MAX_OBJS; h++) {
-      if (!shim.syncobjs[h].used) {
-         shim.syncobjs[h] = (struct weft_shim_syncobj){
-            .used = true,
-            .signaled = c->flags & DRM_SYNCOBJ_CREATE_SIGNALED,
-         };
-         c->handle = h;
-         simple_mtx_unlock(&shim.lock);
-         return 0;
-      }
+   uint32_t h = alloc_id(syncobj_is_free);
+   if (h) {
+      shim.syncobjs[h] = (struct weft_shim_syncobj){
+         .used = true,
+         .signaled = c->flags & DRM_SYNCOBJ_CREATE_SIGNALED,
+      };
+      c->handle = h;
    }
    simple_mtx_unlock(&shim.lock);
-   return fail(ENOSPC);
+   return h ? 0 : fail(ENOSPC);
 }
 
 static int

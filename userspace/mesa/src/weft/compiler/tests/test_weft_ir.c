@@ -193,6 +193,47 @@ test_pack_roundtrip(void)
    ralloc_free(ir);
 }
 
+/* A value defined before a loop and read inside it must keep its register
+ * for the whole loop, even after its last read: the loop repeats. */
+static void
+test_ra_loop_extends_liveness(void)
+{
+   struct weft_ir *ir = weft_ir_create(NULL);
+   uint32_t addr = mov_imm(ir, 64, 0x400000);
+   uint32_t x = mov_imm(ir, 32, 5);
+   uint32_t all = mov_imm(ir, 32, 0xffffffffu);
+   struct weft_ir_instr *L = weft_ir_emit(ir, WEFT_OP_LOOP, 0, 0);
+   uint32_t y = weft_ir_vreg(ir, 32);
+
+   emit2(ir, WEFT_OP_ADD, WEFT_TYPE_U32, y, x, x);      /* last read of x */
+   uint32_t z = mov_imm(ir, 32, 9);                      /* must not take x's register */
+   store(ir, addr, y, WEFT_TYPE_U32);
+   store(ir, addr, z, WEFT_TYPE_U32);
+   struct weft_ir_instr *B = weft_ir_emit(ir, WEFT_OP_BREAK, 0, 0);
+   weft_ir_set(B, WEFT_IR_A, all);
+   L->target = weft_ir_emit(ir, WEFT_OP_ENDLOOP, 0, 0);
+   weft_ir_emit(ir, WEFT_OP_END, 0, 0);
+   CHECK(weft_ir_validate(ir, "test"));
+   CHECK(weft_ir_ra(ir));
+   CHECK(weft_ir_validate(ir, "test"));
+
+   unsigned rx = ~0u, rz = ~0u, n = 0;
+   list_for_each_entry(struct weft_ir_instr, I, &ir->instrs, link) {
+      if (n == 1)
+         rx = I->in.d;
+      if (I->in.op == WEFT_OP_MOV && I->in.has_imm && I->in.imm == 9)
+         rz = I->in.d;
+      n++;
+   }
+   CHECK(rx != ~0u && rz != ~0u && rx != rz);
+
+   /* the loop's target is resolved when packing: loop -> endloop */
+   unsigned nw;
+   uint64_t *w = weft_ir_pack(ir, ir, &nw);
+   CHECK(w != NULL);
+   ralloc_free(ir);
+}
+
 int
 main(void)
 {
@@ -202,6 +243,7 @@ main(void)
    test_ra_interference();
    test_ra_out_of_registers();
    test_pack_roundtrip();
+   test_ra_loop_extends_liveness();
    printf("%d passed, %d failed\n", passed, failed);
    return failed ? 1 : 0;
 }
