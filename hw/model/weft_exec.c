@@ -83,6 +83,7 @@ struct weft_worker {
 	uint8_t *slm;			/* the work-group's shared local memory */
 	uint8_t *scratch;		/* private memory: MAX_SLOTS * 32 lanes * per-item size */
 	size_t scratch_size;
+	size_t scratch_used;		/* bytes that may hold data since the last zeroing */
 };
 
 struct weft_pool {
@@ -1539,21 +1540,30 @@ static void run_some(struct weft_worker *w, struct weft_job *j)
 			memset(w->rf[k], 0, NUM_ROWS * sizeof(*w->rf[k]));
 		w->rf_dirty = 0;
 		memset(w->slm, 0, WEFT_MODEL_SLM_SIZE);
-		if (w->scratch)
-			memset(w->scratch, 0, w->scratch_size);
+		if (w->scratch_used)
+			memset(w->scratch, 0, w->scratch_used);
+		w->scratch_used = 0;
 		w->regs_job = j->id;
 	}
-	if ((uint64_t)j->dp->scratch * MAX_SLOTS * WEFT_MAX_LANES > w->scratch_size) {
-		size_t n = (size_t)j->dp->scratch * MAX_SLOTS * WEFT_MAX_LANES;
-		uint8_t *ns = realloc(w->scratch, n);
+	if (j->dp->scratch) {
+		/* The slots a work-group of this dispatch can use, 32 lanes each. */
+		uint64_t items = (uint64_t)j->dp->lsize[0] * j->dp->lsize[1] * j->dp->lsize[2];
+		size_t n = (size_t)((items + j->dp->simd - 1) / j->dp->simd) * WEFT_MAX_LANES *
+			   j->dp->scratch;
 
-		if (!ns) {
-			set_error(j, WEFT_QERR_BAD_DISPATCH, j->dp->code, NULL);
-			return;
+		if (n > w->scratch_size) {
+			uint8_t *ns = realloc(w->scratch, n);
+
+			if (!ns) {
+				set_error(j, WEFT_QERR_BAD_DISPATCH, j->dp->code, NULL);
+				return;
+			}
+			memset(ns + w->scratch_size, 0, n - w->scratch_size);
+			w->scratch = ns;
+			w->scratch_size = n;
 		}
-		memset(ns + w->scratch_size, 0, n - w->scratch_size);
-		w->scratch = ns;
-		w->scratch_size = n;
+		if (n > w->scratch_used)
+			w->scratch_used = n;
 	}
 	for (int k = 0; k < GROUPS_PER_PICK && !atomic_load(&j->abort); k++) {
 		uint64_t g = atomic_fetch_add(&j->next, 1);

@@ -1100,6 +1100,14 @@ static void t_scratch(void)
 			}
 		}
 	}
+	/* Private memory starts zeroed: nothing of the previous dispatch is left. */
+	CHECK_EQ(run(PRO "\tmov.u32 r1, 0\n\tld.scratch.u32 r24, [r1+60]\n"
+		     "\tst.global.u32 [r12+0], r24\n\tend\n", 16, 700, 100, 0, 64), 0);
+	for (unsigned i = 0; i < 700; i++)
+		if ((uint32_t)out[i]) {
+			CHECK(0, "item %u: scratch not zeroed: 0x%x", i, (uint32_t)out[i]);
+			break;
+		}
 	CHECK_EQ(run(src, 8, 8, 8, 0, 124), WEFT_QERR_BAD_ACCESS);
 	CHECK_EQ(run("\tmov.u32 r1, 0\n\tld.scratch.u32 r2, [r1+0]\n\tend\n", 8, 8, 8, 0, 0),
 		 WEFT_QERR_BAD_ACCESS);
