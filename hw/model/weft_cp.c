@@ -143,9 +143,12 @@ static bool cmd_dispatch(struct weft_model *m, unsigned n, const uint32_t *p, ui
 		dp.gsize[i] = p[5 + i];
 		dp.lsize[i] = p[8 + i];
 		dp.goff[i] = p[11 + i];
-		wg *= dp.lsize[i];
-		if (!dp.gsize[i] || !dp.lsize[i])
+		/* Each factor <= the maximum first: the product cannot wrap. */
+		if (!dp.gsize[i] || !dp.lsize[i] || dp.lsize[i] > WEFT_MODEL_MAX_WG_SIZE ||
+		    wg > WEFT_MODEL_MAX_WG_SIZE)
 			wg = UINT64_MAX;
+		else
+			wg *= dp.lsize[i];
 	}
 	dp.slm = p[14];
 	dp.scratch = scratch;

@@ -829,9 +829,6 @@ static int exec_ldst(struct weft_worker *w, struct sg_state *s, const struct wef
 		bool local = !(op == WEFT_OP_LD_SCRATCH || op == WEFT_OP_ST_SCRATCH ||
 			       op == WEFT_OP_LD_SCRATCH_V4 || op == WEFT_OP_ST_SCRATCH_V4);
 		uint64_t limit = local ? w->job->dp->slm : w->job->dp->scratch;
-		/* Scratch: lane l of the sub-group in slot k owns bytes
-		 * [(k * 32 + l) * limit, + limit) of the worker's private store. */
-		uint8_t *base = local ? w->slm : w->scratch + (uint64_t)s->slot * WEFT_MAX_LANES * limit;
 		uint64_t n = (uint64_t)size * vec;
 
 		for (unsigned l = 0; l < NL; l++) {
@@ -845,7 +842,11 @@ static int exec_ldst(struct weft_worker *w, struct sg_state *s, const struct wef
 				set_error(w->job, WEFT_QERR_BAD_ACCESS, pc, NULL);
 				return -1;
 			}
-			p = base + (local ? 0 : (uint64_t)l * limit) + a;
+			/* Scratch: lane l of the sub-group in slot k owns bytes
+			 * [(k * 32 + l) * limit, + limit) of the worker's private store
+			 * (allocated: limit > 0 here). */
+			p = local ? w->slm + a :
+			    w->scratch + ((uint64_t)s->slot * WEFT_MAX_LANES + l) * limit + a;
 			for (unsigned j = 0; j < vec; j++) {
 				if (store)
 					store_le(p + j * size, size, read_lane(R, in->d + j * er, bits, l));

@@ -1518,6 +1518,22 @@ static void t_fuzz_valid(void)
 	env_destroy(e);
 }
 
+static void t_wg_size_wrap(void)
+{
+	/* Local sizes whose product wraps to 0 in 64 bits are rejected. */
+	uint64_t c = env_code(E, "\tend\n");
+	struct env_dispatch d = { c, 0, 8, { 200, 200, 1 }, { 1u << 31, 1u << 31, 4 } };
+
+	CHECK_EQ(env_dispatch(E, 0, &d), WEFT_QERR_BAD_DISPATCH);
+	env_reset_queue(E, 0);
+	d.lsize[0] = 1025;
+	d.lsize[1] = d.lsize[2] = 1;
+	CHECK_EQ(env_dispatch(E, 0, &d), WEFT_QERR_BAD_DISPATCH);
+	env_reset_queue(E, 0);
+	d.lsize[0] = 1024;
+	CHECK_EQ(env_dispatch(E, 0, &d), 0);
+}
+
 static void t_barrier_loop_watchdog(void)
 {
 	/* An endless loop around a barrier is stopped by the watchdog. */
@@ -1563,6 +1579,7 @@ int main(void)
 	h_run("float: cvt.{rte,rtz,rtp,rtn}[.sat] for all 121 type pairs", t_cvt_round);
 	h_run("robust: random valid programs of every class end with a defined error or none", t_fuzz_valid);
 	h_run("robust: a loop around a barrier meets the watchdog", t_barrier_loop_watchdog);
+	h_run("robust: a work-group size that wraps in 64 bits is BAD_DISPATCH", t_wg_size_wrap);
 	env_destroy(E);
 	return h_summary();
 }
