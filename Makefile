@@ -17,9 +17,11 @@ export CC
 
 WEFT_ASM := $(BUILD)/hw/weft-asm
 
-.PHONY: all hw module igt tools bench bench-build check check-host check-vm demo clean
+MESA_PREFIX = $(WEFT_CACHE)/mesa/current
 
-all: hw module igt tools bench-build
+.PHONY: all hw module igt tools bench bench-build mesa cl check check-host check-vm demo clean
+
+all: hw module igt tools bench-build mesa cl
 
 hw:
 	$(MAKE) -C hw BUILD=$(BUILD)/hw
@@ -42,6 +44,14 @@ bench-build: tools
 bench: bench-build
 	$(BUILD)/bench/builtins
 
+# Mesa with Rusticl and the weft driver, cached in $(WEFT_CACHE) by the
+# hash of its inputs (ISA, uAPI, libweft and the model among them).
+mesa: hw
+	WEFT_CACHE=$(WEFT_CACHE) sh scripts/build-mesa
+
+cl: mesa
+	$(MAKE) -C userspace/cl BUILD=$(BUILD)/cl
+
 check: all
 	BUILD=$(BUILD) tests/run-all
 
@@ -52,7 +62,7 @@ check-vm: all
 	BUILD=$(BUILD) tests/run-all --vm-only
 
 demo: all
-	tools/weft-vm --timeout 600 -- tools/weft-demo/run-in-guest $(BUILD)
+	tools/weft-vm --timeout 600 -- tools/demo-in-guest $(BUILD) $(MESA_PREFIX)
 
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
