@@ -17,7 +17,6 @@ export CC
 
 WEFT_ASM := $(BUILD)/hw/weft-asm
 
-MESA_PREFIX = $(WEFT_CACHE)/mesa/current
 
 .PHONY: all hw module igt tools bench bench-build mesa cl check check-host check-vm demo clean
 
@@ -47,7 +46,8 @@ bench: bench-build
 # Mesa with Rusticl and the weft driver, cached in $(WEFT_CACHE) by the
 # hash of its inputs (ISA, uAPI, libweft and the model among them).
 mesa: hw
-	WEFT_CACHE=$(WEFT_CACHE) sh scripts/build-mesa
+	mkdir -p $(BUILD)
+	WEFT_CACHE=$(WEFT_CACHE) sh scripts/build-mesa --prefix-file $(BUILD)/mesa-prefix
 
 cl: mesa
 	$(MAKE) -C userspace/cl BUILD=$(BUILD)/cl
@@ -62,7 +62,7 @@ check-vm: all
 	BUILD=$(BUILD) tests/run-all --vm-only
 
 demo: all
-	tools/weft-vm --timeout 600 -- tools/demo-in-guest $(BUILD) $(MESA_PREFIX)
+	tools/weft-vm --timeout 600 -- tools/demo-in-guest $(BUILD) "$$(cat $(BUILD)/mesa-prefix)"
 
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
