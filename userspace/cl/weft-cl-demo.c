@@ -76,6 +76,61 @@ static const char *source =
    "         break;\n"
    "   }\n"
    "   out[i] = s;\n"
+   "}\n"
+   "\n"
+   "__kernel void reduce_local(__global const uint *in, __global uint *out, __local uint *tmp)\n"
+   "{\n"
+   "   uint lid = get_local_id(0);\n"
+   "   tmp[lid] = in[get_global_id(0)];\n"
+   "   barrier(CLK_LOCAL_MEM_FENCE);\n"
+   "   for (uint s = get_local_size(0) / 2; s > 0; s >>= 1) {\n"
+   "      if (lid < s)\n"
+   "         tmp[lid] += tmp[lid + s];\n"
+   "      barrier(CLK_LOCAL_MEM_FENCE);\n"
+   "   }\n"
+   "   if (lid == 0)\n"
+   "      out[get_group_id(0)] = tmp[0];\n"
+   "}\n"
+   "\n"
+   "__kernel void reverse_local(__global const uint *in, __global uint *out)\n"
+   "{\n"
+   "   __local uint buf[64];\n"
+   "   __local uint count;\n"
+   "   uint lid = get_local_id(0), n = get_local_size(0);\n"
+   "   if (lid == 0)\n"
+   "      count = 0;\n"
+   "   buf[lid] = in[get_global_id(0)];\n"
+   "   work_group_barrier(CLK_LOCAL_MEM_FENCE);\n"
+   "   out[get_global_id(0)] = buf[n - 1 - lid] + count;\n"
+   "}\n"
+   "\n"
+   "__kernel void atomics(__global const uint *in, __global int *g, __global uint *hist,\n"
+   "                      __global uint *old)\n"
+   "{\n"
+   "   __local uint lh[16];\n"
+   "   uint i = get_global_id(0), lid = get_local_id(0), v = in[i];\n"
+   "   if (lid < 16)\n"
+   "      lh[lid] = 0;\n"
+   "   barrier(CLK_LOCAL_MEM_FENCE);\n"
+   "   atomic_add(&g[0], (int)v);\n"
+   "   atomic_sub(&g[1], (int)v);\n"
+   "   atomic_min(&g[2], (int)v - 500);\n"
+   "   atomic_max(&g[3], (int)v - 500);\n"
+   "   atomic_and(&g[4], ~(1 << (v % 31)));\n"
+   "   atomic_or(&g[5], 1 << (v % 31));\n"
+   "   atomic_xor(&g[6], (int)v);\n"
+   "   atomic_inc(&g[7]);\n"
+   "   atomic_dec(&g[8]);\n"
+   "   atomic_min((__global uint *)&g[9], v + 7);\n"
+   "   atomic_max((__global uint *)&g[10], v + 7);\n"
+   "   old[i] = atomic_cmpxchg(&g[11], 0, (int)i + 1);\n"
+   "   atomic_xchg(&g[12], (int)i);\n"
+   "   atomic_inc(&lh[v % 16]);\n"
+   "   atomic_add(&lh[(v >> 4) % 16], 2u);\n"
+   "   atomic_sub(&lh[(v >> 8) % 16], 1u);\n"
+   "   barrier(CLK_LOCAL_MEM_FENCE);\n"
+   "   if (lid < 16)\n"
+   "      atomic_add(&hist[lid], lh[lid]);\n"
    "}\n";
 
 static int passed, failed;
@@ -129,6 +184,11 @@ run(cl_context ctx, cl_command_queue q, cl_program prog, const char *name,
 
    CHECK(err, name);
    for (unsigned i = 0; i < nargs; i++) {
+      if (args[i].scalar == 2) {
+         /* a __local argument: its size, no data */
+         CHECK(clSetKernelArg(k, i, args[i].size, NULL), "clSetKernelArg (local)");
+         continue;
+      }
       if (args[i].scalar) {
          CHECK(clSetKernelArg(k, i, args[i].size, args[i].data), "clSetKernelArg");
          continue;
@@ -194,7 +254,7 @@ main(void)
       fprintf(stderr, "build log:\n%s\n", log);
       CHECK(err, "clBuildProgram");
    }
-   printf("program with 7 kernels built in %.1f ms\n", now_ms() - t);
+   printf("program with 10 kernels built in %.1f ms\n", now_ms() - t);
 
    /* vector add on queue 0 */
    {
@@ -319,6 +379,100 @@ main(void)
          ok &= out[i] == (i < N ? want : 0xdeadbeef);
       }
       result("control flow (if/else, loops, break)", ok, ms);
+   }
+
+   /* work-group reduction in __local memory with barriers, at several
+    * work-group sizes */
+   for (size_t lsz = 8; lsz <= 128; lsz *= 2) {
+      enum { RN = 1024 };
+      static cl_uint in[RN], out[RN];
+      char what[64];
+      for (int i = 0; i < RN; i++)
+         in[i] = (i * 2654435761u) >> 12;
+      struct arg args[] = { { in, sizeof(in) }, { NULL, RN / lsz * sizeof(cl_uint) },
+                            { NULL, lsz * sizeof(cl_uint), 2 } };
+      double ms = run(ctx, lsz & 16 ? q1 : q0, prog, "reduce_local", args, 3, RN, lsz, 1, out);
+      int ok = 1;
+      for (size_t g = 0; g < RN / lsz; g++) {
+         cl_uint want = 0;
+         for (size_t j = 0; j < lsz; j++)
+            want += in[g * lsz + j];
+         ok &= out[g] == want;
+      }
+      snprintf(what, sizeof(what), "local reduction + barrier (wg %zu)", lsz);
+      result(what, ok, ms);
+   }
+
+   /* static __local arrays: reverse within the work-group */
+   for (size_t lsz = 20; lsz <= 64; lsz += 44) {
+      static cl_uint in[N / 20 * 20 * 4], out[N / 20 * 20 * 4];
+      size_t n = (N / lsz) * lsz;
+      char what[64];
+      for (size_t i = 0; i < n; i++)
+         in[i] = i * 3 + 11;
+      struct arg args[] = { { in, n * 4 }, { NULL, n * 4 } };
+      double ms = run(ctx, q0, prog, "reverse_local", args, 2, n, lsz, 1, out);
+      int ok = 1;
+      for (size_t i = 0; i < n; i++)
+         ok &= out[i] == in[i / lsz * lsz + lsz - 1 - i % lsz];
+      snprintf(what, sizeof(what), "static __local array (wg %zu)", lsz);
+      result(what, ok, ms);
+   }
+
+   /* global and local atomics */
+   {
+      enum { AN = 960, AL = 32 };
+      static cl_uint in[AN], hist[16], old[AN];
+      static cl_int g[13];
+      memset(g, 0, sizeof(g));
+      g[1] = 1000000;
+      g[2] = 0x7fffffff;
+      g[3] = -0x7fffffff;
+      g[4] = -1;
+      g[9] = -1;
+      for (int i = 0; i < AN; i++)
+         in[i] = (i * 2654435761u) >> 20;
+      struct arg args[] = { { in, sizeof(in) }, { g, sizeof(g) }, { hist, sizeof(hist) },
+                            { NULL, sizeof(old) } };
+      memset(hist, 0, sizeof(hist));
+      double ms = run(ctx, q1, prog, "atomics", args, 4, AN, AL, 1, g);
+      /* the other outputs: run again (same inputs) reading them back */
+      cl_int w[13] = { 0, 1000000, 0x7fffffff, -0x7fffffff, -1, 0, 0, 0, 0, -1, 0, 0, 0 };
+      cl_uint wh[16] = { 0 };
+      for (int i = 0; i < AN; i++) {
+         cl_uint v = in[i];
+         w[0] += v;
+         w[1] -= v;
+         w[2] = (int)v - 500 < w[2] ? (int)v - 500 : w[2];
+         w[3] = (int)v - 500 > w[3] ? (int)v - 500 : w[3];
+         w[4] &= ~(1 << (v % 31));
+         w[5] |= 1 << (v % 31);
+         w[6] ^= v;
+         w[7]++;
+         w[8]--;
+         w[9] = v + 7 < (cl_uint)w[9] ? v + 7 : (cl_uint)w[9];
+         w[10] = v + 7 > (cl_uint)w[10] ? v + 7 : (cl_uint)w[10];
+         wh[v % 16] += 1;
+         wh[(v >> 4) % 16] += 2;
+         wh[(v >> 8) % 16] -= 1;
+      }
+      int ok = 1;
+      for (int j = 0; j <= 10; j++)
+         ok &= g[j] == w[j];
+      ok &= g[11] >= 1 && g[11] <= AN && g[12] >= 0 && g[12] < AN;
+      struct arg args2[] = { { in, sizeof(in) }, { NULL, sizeof(g) }, { hist, sizeof(hist) },
+                             { NULL, sizeof(old) } };
+      static cl_int g0[13];
+      args2[1].data = g0;
+      ms += run(ctx, q1, prog, "atomics", args2, 4, AN, AL, 2, hist);
+      for (int j = 0; j < 16; j++)
+         ok &= hist[j] == wh[j];
+      ms += run(ctx, q1, prog, "atomics", args2, 4, AN, AL, 3, old);
+      int winners = 0;
+      for (int i = 0; i < AN; i++)
+         winners += old[i] == 0;
+      ok &= winners == 1;
+      result("atomics (global + local, int/uint)", ok, ms);
    }
 
    clReleaseProgram(prog);

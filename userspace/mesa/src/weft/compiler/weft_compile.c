@@ -112,7 +112,8 @@ weft_optimize_nir(nir_shader *nir)
 {
    bool progress;
 
-   NIR_PASS(_, nir, nir_lower_io_to_scalar, nir_var_mem_ubo | nir_var_mem_global, NULL, NULL);
+   NIR_PASS(_, nir, nir_lower_io_to_scalar,
+            nir_var_mem_ubo | nir_var_mem_global | nir_var_mem_shared, NULL, NULL);
    NIR_PASS(_, nir, nir_lower_alu_to_scalar, NULL, NULL);
    NIR_PASS(_, nir, weft_nir_lower_sysvals);
    NIR_PASS(_, nir, nir_lower_int64);

@@ -157,6 +157,98 @@ weft_emit_loads(struct weft_ctx *ctx, nir_def *def, uint32_t addr, int32_t offse
    }
 }
 
+/* A 32-bit SLM byte offset from @src (32-bit, or 64-bit: its low half). */
+static uint32_t
+weft_offset32(struct weft_ctx *ctx, nir_src src)
+{
+   uint32_t v = weft_src(ctx, src, 0), t;
+   struct weft_ir_instr *I;
+
+   if (src.ssa->bit_size != 64)
+      return v;
+   t = weft_ir_vreg(ctx->ir, 32);
+   I = weft_ir_emit(ctx->ir, WEFT_OP_CVT, WEFT_TYPE_U32, WEFT_TYPE_U64);
+   weft_ir_set(I, WEFT_IR_D, t);
+   weft_ir_set(I, WEFT_IR_A, v);
+   return t;
+}
+
+/* The ISA's atomic for a NIR atomic op: add..dec in the table's order from
+ * the space's base opcode; float forms from their own base. */
+static int
+weft_atomic_op(nir_atomic_op op, bool local, bool *is_signed)
+{
+   unsigned base = local ? WEFT_OP_ATOM_LOCAL_ADD : WEFT_OP_ATOM_GLOBAL_ADD;
+   unsigned fbase = local ? WEFT_OP_ATOM_LOCAL_FADD : WEFT_OP_ATOM_GLOBAL_FADD;
+
+   *is_signed = false;
+   switch (op) {
+   case nir_atomic_op_iadd: return base + 0;
+   case nir_atomic_op_imin: *is_signed = true; return base + 2;
+   case nir_atomic_op_umin: return base + 2;
+   case nir_atomic_op_imax: *is_signed = true; return base + 3;
+   case nir_atomic_op_umax: return base + 3;
+   case nir_atomic_op_iand: return base + 4;
+   case nir_atomic_op_ior: return base + 5;
+   case nir_atomic_op_ixor: return base + 6;
+   case nir_atomic_op_xchg: return base + 7;
+   case nir_atomic_op_cmpxchg: return base + 8;
+   case nir_atomic_op_fadd: return fbase + 0;
+   case nir_atomic_op_fmin: return fbase + 1;
+   case nir_atomic_op_fmax: return fbase + 2;
+   default: return -1;
+   }
+}
+
+static void
+weft_emit_atomic(struct weft_ctx *ctx, nir_intrinsic_instr *intr, bool local)
+{
+   nir_atomic_op aop = nir_intrinsic_atomic_op(intr);
+   unsigned bits = intr->def.bit_size;
+   bool is_signed, is_float = aop == nir_atomic_op_fadd || aop == nir_atomic_op_fmin ||
+                              aop == nir_atomic_op_fmax;
+   int op = weft_atomic_op(aop, local, &is_signed);
+   struct weft_ir_instr *I;
+   uint32_t addr;
+
+   if (op < 0 || (bits != 32 && bits != 64)) {
+      weft_fail(ctx, "%u-bit atomic op %u", bits, aop);
+      return;
+   }
+   addr = local ? weft_offset32(ctx, intr->src[0]) : weft_src(ctx, intr->src[0], 0);
+   if (local && nir_intrinsic_base(intr)) {
+      uint32_t t = weft_ir_vreg(ctx->ir, 32);
+      I = weft_ir_emit(ctx->ir, WEFT_OP_ADD, WEFT_TYPE_U32, 0);
+      weft_ir_set(I, WEFT_IR_D, t);
+      weft_ir_set(I, WEFT_IR_A, addr);
+      weft_ir_set_imm(I, nir_intrinsic_base(intr));
+      addr = t;
+   }
+   I = weft_ir_emit(ctx->ir, op, weft_type(bits, is_float ? WEFT_KIND_FLOAT : is_signed), 0);
+   weft_ir_set(I, WEFT_IR_D, weft_def(ctx, &intr->def, 0));
+   weft_ir_set(I, WEFT_IR_A, addr);
+   weft_ir_set(I, WEFT_IR_B, weft_src(ctx, intr->src[1], 0));
+   if (aop == nir_atomic_op_cmpxchg)
+      weft_ir_set(I, WEFT_IR_C, weft_src(ctx, intr->src[2], 0));
+}
+
+static void
+weft_emit_barrier(struct weft_ctx *ctx, nir_intrinsic_instr *intr)
+{
+   mesa_scope exec = nir_intrinsic_execution_scope(intr);
+   mesa_scope mem = nir_intrinsic_memory_scope(intr);
+
+   /* bar implies fence.wg; a device-scope fence is added for global memory. */
+   if (exec >= SCOPE_WORKGROUP)
+      weft_ir_emit(ctx->ir, WEFT_OP_BAR, 0, 0);
+   if (mem >= SCOPE_QUEUE_FAMILY)
+      weft_ir_emit(ctx->ir, WEFT_OP_FENCE_DEV, 0, 0);
+   else if (mem == SCOPE_WORKGROUP && exec < SCOPE_WORKGROUP)
+      weft_ir_emit(ctx->ir, WEFT_OP_FENCE_WG, 0, 0);
+   else if (mem == SCOPE_SUBGROUP && exec < SCOPE_WORKGROUP)
+      weft_ir_emit(ctx->ir, WEFT_OP_FENCE_SG, 0, 0);
+}
+
 static void
 weft_emit_intrinsic(struct weft_ctx *ctx, nir_intrinsic_instr *intr)
 {
@@ -253,13 +345,46 @@ weft_emit_intrinsic(struct weft_ctx *ctx, nir_intrinsic_instr *intr)
    case nir_intrinsic_load_subgroup_size:
       weft_emit_s2r(ctx, weft_def(ctx, &intr->def, 0), intr->def.bit_size, "max_subgroup_size");
       return;
+   case nir_intrinsic_load_shared: {
+      uint32_t off = weft_offset32(ctx, intr->src[0]);
+      unsigned bytes = intr->def.bit_size / 8;
+
+      for (unsigned c = 0; c < intr->def.num_components; c++) {
+         struct weft_ir_instr *I =
+            weft_ir_emit(ctx->ir, WEFT_OP_LD_LOCAL, weft_type(intr->def.bit_size, false), 0);
+         weft_ir_set(I, WEFT_IR_D, weft_def(ctx, &intr->def, c));
+         weft_ir_set(I, WEFT_IR_A, off);
+         I->in.imm = nir_intrinsic_base(intr) + c * bytes;
+      }
+      return;
+   }
+   case nir_intrinsic_store_shared: {
+      nir_def *val = intr->src[0].ssa;
+      unsigned mask = nir_intrinsic_write_mask(intr);
+      uint32_t off = weft_offset32(ctx, intr->src[1]);
+
+      for (unsigned c = 0; c < val->num_components; c++) {
+         struct weft_ir_instr *I;
+
+         if (!(mask & (1 << c)))
+            continue;
+         I = weft_ir_emit(ctx->ir, WEFT_OP_ST_LOCAL, weft_type(val->bit_size, false), 0);
+         weft_ir_set(I, WEFT_IR_A, off);
+         weft_ir_set(I, WEFT_IR_D, weft_src(ctx, intr->src[0], c));
+         I->in.imm = nir_intrinsic_base(intr) + c * (val->bit_size / 8);
+      }
+      return;
+   }
+   case nir_intrinsic_shared_atomic:
+   case nir_intrinsic_shared_atomic_swap:
+      weft_emit_atomic(ctx, intr, true);
+      return;
+   case nir_intrinsic_global_atomic:
+   case nir_intrinsic_global_atomic_swap:
+      weft_emit_atomic(ctx, intr, false);
+      return;
    case nir_intrinsic_barrier:
-      /* Dispatches see each other's writes; within one, a memory-only
-       * barrier orders nothing the model could reorder. */
-      if (nir_intrinsic_execution_scope(intr) == SCOPE_NONE ||
-          nir_intrinsic_execution_scope(intr) == SCOPE_SUBGROUP)
-         return;
-      weft_fail(ctx, "work-group barriers need the ISA's barrier instruction");
+      weft_emit_barrier(ctx, intr);
       return;
    default:
       weft_fail(ctx, "intrinsic %s", nir_intrinsic_infos[intr->intrinsic].name);

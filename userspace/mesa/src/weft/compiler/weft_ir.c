@@ -128,8 +128,9 @@ weft_ir_has_side_effects(const struct weft_ir_instr *I)
 {
    unsigned cls = weft_isa_ops[I->in.op].cls;
 
-   return cls == WEFT_CLASS_ST || cls == WEFT_CLASS_END || cls == WEFT_CLASS_NOP ||
-          !weft_ir_operand(&I->in, WEFT_ROLE_DST);
+   return cls == WEFT_CLASS_ST || cls == WEFT_CLASS_STX || cls == WEFT_CLASS_END ||
+          cls == WEFT_CLASS_NOP || cls == WEFT_CLASS_BAR || cls == WEFT_CLASS_FENCE ||
+          cls == WEFT_CLASS_ATOM || !weft_ir_operand(&I->in, WEFT_ROLE_DST);
 }
 
 static uint16_t *
