@@ -133,6 +133,36 @@ static const char *source =
    "      atomic_add(&hist[lid], lh[lid]);\n"
    "}\n";
 
+/* Sub-group builtins: built once per SIMD width (WEFT_SIMD at build time). */
+static const char *sg_source =
+   "__kernel void sg_ops(__global const int *in, __global int *out)\n"
+   "{\n"
+   "   size_t i = get_global_id(0);\n"
+   "   int x = in[i];\n"
+   "   uint l = get_sub_group_local_id(), n = get_sub_group_size();\n"
+   "   __global int *o = out + i * 20;\n"
+   "   o[0] = n;\n"
+   "   o[1] = get_max_sub_group_size();\n"
+   "   o[2] = get_num_sub_groups();\n"
+   "   o[3] = get_sub_group_id();\n"
+   "   o[4] = l;\n"
+   "   o[5] = sub_group_broadcast(x, 3);\n"
+   "   o[6] = sub_group_reduce_add(x);\n"
+   "   o[7] = sub_group_reduce_min(x);\n"
+   "   o[8] = sub_group_reduce_max(x);\n"
+   "   o[9] = sub_group_scan_inclusive_add(x);\n"
+   "   o[10] = sub_group_scan_exclusive_add(x);\n"
+   "   o[11] = sub_group_scan_inclusive_min(x);\n"
+   "   o[12] = sub_group_scan_exclusive_max(x);\n"
+   "   o[13] = sub_group_any(x > 90) | (sub_group_all(x > -1000) << 1) | (sub_group_all(x > 0) << 2);\n"
+   "   o[14] = sub_group_shuffle(x, (l * 5 + 1) % n);\n"
+   "   o[15] = sub_group_shuffle_xor(x, 1);\n"
+   "   o[16] = sub_group_shuffle_up(x, 1);\n"
+   "   o[17] = sub_group_shuffle_down(x, 2);\n"
+   "   o[18] = (int)sub_group_reduce_max((uint)x);\n"
+   "   o[19] = (int)sub_group_scan_inclusive_add((float)x);\n"
+   "}\n";
+
 static int passed, failed;
 
 static void
@@ -473,6 +503,73 @@ main(void)
          winners += old[i] == 0;
       ok &= winners == 1;
       result("atomics (global + local, int/uint)", ok, ms);
+   }
+
+   /* sub-group builtins at SIMD 8, 16 and 32, against a C reference */
+   for (unsigned simd = 8; simd <= 32; simd *= 2) {
+      enum { SN = 256, SL = 64 };
+      static cl_int in[SN], out[SN * 20];
+      char env[8], what[64];
+      snprintf(env, sizeof(env), "%u", simd);
+      setenv("WEFT_SIMD", env, 1);
+      cl_program sp = clCreateProgramWithSource(ctx, 1, &sg_source, NULL, &err);
+      CHECK(err, "clCreateProgramWithSource (sub-groups)");
+      err = clBuildProgram(sp, 1, &dev, "-cl-std=CL3.0", NULL, NULL);
+      unsetenv("WEFT_SIMD");
+      if (err != CL_SUCCESS) {
+         char log[16384];
+         clGetProgramBuildInfo(sp, dev, CL_PROGRAM_BUILD_LOG, sizeof(log), log, NULL);
+         fprintf(stderr, "build log:\n%s\n", log);
+         CHECK(err, "clBuildProgram (sub-groups)");
+      }
+      for (int i = 0; i < SN; i++)
+         in[i] = (int)((i * 2654435761u) >> 25) - 40;
+      struct arg args[] = { { in, sizeof(in) }, { NULL, sizeof(out) } };
+      double ms = run(ctx, q0, sp, "sg_ops", args, 2, SN, SL, 1, out);
+      int ok = 1;
+      for (int i = 0; i < SN; i++) {
+         const cl_int *o = out + i * 20;
+         int l = i % SL % simd, base = i - l;
+         const cl_int *x = in + base;
+         int sum = 0, mn = x[0], mx = x[0], any = 0, all = 1, allp = 1, inc = 0, incmin = x[0];
+         int exmax = -2147483647 - 1, exsum = 0;
+         cl_uint umx = 0;
+         for (int j = 0; j < (int)simd; j++) {
+            sum += x[j];
+            mn = x[j] < mn ? x[j] : mn;
+            mx = x[j] > mx ? x[j] : mx;
+            umx = (cl_uint)x[j] > umx ? (cl_uint)x[j] : umx;
+            any |= x[j] > 90;
+            all &= x[j] > -1000;
+            allp &= x[j] > 0;
+            if (j <= l) {
+               inc += x[j];
+               incmin = x[j] < incmin ? x[j] : incmin;
+            }
+            if (j < l) {
+               exsum += x[j];
+               exmax = x[j] > exmax ? x[j] : exmax;
+            }
+         }
+         int want[20] = { (int)simd, (int)simd, SL / (int)simd, i % SL / (int)simd, l, x[3], sum,
+                          mn, mx, inc, exsum, incmin, exmax, any | all << 1 | allp << 2,
+                          x[(l * 5 + 1) % simd], x[l ^ 1], x[(l - 1 + simd) % simd],
+                          x[(l + 2) % simd], (int)umx, inc };
+         for (int k = 0; k < 20; k++) {
+            /* shuffle_up/down out of range: undefined */
+            if ((k == 16 && l < 1) || (k == 17 && l + 2 >= (int)simd))
+               continue;
+            if (o[k] != want[k]) {
+               if (ok)
+                  fprintf(stderr, "sg_ops simd %u: item %d slot %d: %d, want %d\n", simd, i, k,
+                          o[k], want[k]);
+               ok = 0;
+            }
+         }
+      }
+      snprintf(what, sizeof(what), "sub-group builtins (SIMD %u)", simd);
+      result(what, ok, ms);
+      clReleaseProgram(sp);
    }
 
    clReleaseProgram(prog);

@@ -112,6 +112,29 @@ weft_optimize_nir(nir_shader *nir)
 {
    bool progress;
 
+   /* What the ISA lacks first (masks, quads, elect, boolean cross-lane
+    * ops), then the native cross-lane instructions in weft_from_nir. */
+   {
+      const nir_lower_subgroups_options sg = {
+         .subgroup_size = 0,
+         .ballot_bit_size = 32,
+         .ballot_components = 1,
+         .lower_to_scalar = true,
+         .lower_vote_eq = true,
+         .lower_first_invocation_to_ballot = true,
+         .lower_read_first_invocation = true,
+         .lower_subgroup_masks = true,
+         .lower_quad = true,
+         .lower_quad_vote = true,
+         .lower_elect = true,
+         .lower_rotate_to_shuffle = true,
+         .lower_rotate_clustered_to_shuffle = true,
+         .lower_inverse_ballot = true,
+         .lower_boolean_reduce = true,
+         .lower_boolean_shuffle = true,
+      };
+      NIR_PASS(_, nir, nir_lower_subgroups, &sg);
+   }
    NIR_PASS(_, nir, nir_lower_io_to_scalar,
             nir_var_mem_ubo | nir_var_mem_global | nir_var_mem_shared, NULL, NULL);
    NIR_PASS(_, nir, nir_lower_alu_to_scalar, NULL, NULL);

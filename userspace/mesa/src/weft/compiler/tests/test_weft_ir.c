@@ -289,6 +289,61 @@ test_dce_keeps_memory_and_sync(void)
    ralloc_free(ir);
 }
 
+/* Cross-lane ops: a shuffle with an immediate lane and one with a register,
+ * typed reductions and scans, votes: through RA, validation and packing. */
+static void
+test_xlane_pack(void)
+{
+   struct weft_ir *ir = weft_ir_create(NULL);
+   uint32_t addr = mov_imm(ir, 64, 0x100000);
+   uint32_t x = mov_imm(ir, 32, 5), y = mov_imm(ir, 64, 9), lane = mov_imm(ir, 32, 3);
+   uint32_t d[6];
+   struct weft_ir_instr *I;
+
+   for (unsigned i = 0; i < 6; i++)
+      d[i] = weft_ir_vreg(ir, i == 3 ? 64 : 32);
+   I = weft_ir_emit(ir, WEFT_OP_SHFL_XOR, WEFT_TYPE_U32, 0);
+   weft_ir_set(I, WEFT_IR_D, d[0]);
+   weft_ir_set(I, WEFT_IR_A, x);
+   weft_ir_set_imm(I, 1);
+   emit2(ir, WEFT_OP_BCAST, WEFT_TYPE_U32, d[1], x, lane);
+   emit2(ir, WEFT_OP_RED_MIN, WEFT_TYPE_S32, d[2], x, 0);
+   emit2(ir, WEFT_OP_ISCAN_ADD, WEFT_TYPE_U64, d[3], y, 0);
+   emit2(ir, WEFT_OP_ESCAN_ADD + 3, WEFT_TYPE_F32, d[4], x, 0);   /* escan.max */
+   emit2(ir, WEFT_OP_VOTE_ALL, 0, d[5], x, 0);
+   for (unsigned i = 0; i < 6; i++)
+      store(ir, addr, d[i], i == 3 ? WEFT_TYPE_U64 : WEFT_TYPE_U32);
+   weft_ir_emit(ir, WEFT_OP_END, 0, 0);
+   CHECK(weft_ir_validate(ir, "test"));
+   CHECK(weft_ir_ra(ir));
+   CHECK(weft_ir_validate(ir, "after RA"));
+
+   unsigned n, seen = 0;
+   uint64_t *w = weft_ir_pack(ir, ir, &n);
+   CHECK(w != NULL);
+   for (unsigned i = 0; w && i < n;) {
+      struct weft_inst in;
+      int k = weft_isa_decode(&w[i], n - i, &in);
+      if (k <= 0)
+         break;
+      if (in.op == WEFT_OP_SHFL_XOR && in.has_imm && in.imm == 1)
+         seen |= 1;
+      if (in.op == WEFT_OP_BCAST && !in.has_imm)
+         seen |= 2;
+      if (in.op == WEFT_OP_RED_MIN && in.t == WEFT_TYPE_S32)
+         seen |= 4;
+      if (in.op == WEFT_OP_ISCAN_ADD && in.t == WEFT_TYPE_U64)
+         seen |= 8;
+      if (in.op == WEFT_OP_ESCAN_MAX && in.t == WEFT_TYPE_F32)
+         seen |= 16;
+      if (in.op == WEFT_OP_VOTE_ALL)
+         seen |= 32;
+      i += k;
+   }
+   CHECK(seen == 63);
+   ralloc_free(ir);
+}
+
 int
 main(void)
 {
@@ -300,6 +355,7 @@ main(void)
    test_pack_roundtrip();
    test_ra_loop_extends_liveness();
    test_dce_keeps_memory_and_sync();
+   test_xlane_pack();
    printf("%d passed, %d failed\n", passed, failed);
    return failed ? 1 : 0;
 }
