@@ -136,7 +136,8 @@ weft_optimize_nir(nir_shader *nir)
       NIR_PASS(_, nir, nir_lower_subgroups, &sg);
    }
    NIR_PASS(_, nir, nir_lower_io_to_scalar,
-            nir_var_mem_ubo | nir_var_mem_global | nir_var_mem_shared, NULL, NULL);
+            nir_var_mem_ubo | nir_var_mem_global | nir_var_mem_shared |
+               nir_var_function_temp, NULL, NULL);
    NIR_PASS(_, nir, nir_lower_alu_to_scalar, NULL, NULL);
    NIR_PASS(_, nir, weft_nir_lower_sysvals);
    NIR_PASS(_, nir, nir_lower_int64);
@@ -202,6 +203,11 @@ weft_compile_nir_simd(const nir_shader *orig, unsigned simd)
       nir_print_shader(nir, stderr);
    }
 
+   if (nir->scratch_size > 0x4000) {
+      fprintf(stderr, "weft: cannot compile: %u bytes of private memory (the ISA's scratch "
+              "holds 16384 per work-item)\n", nir->scratch_size);
+      goto out;
+   }
    ir = weft_from_nir(nir, mem_ctx);
    if (!ir || !weft_ir_validate(ir, "from NIR"))
       goto out;
@@ -224,6 +230,7 @@ weft_compile_nir_simd(const nir_shader *orig, unsigned simd)
    shader->size = nwords * 8;
    shader->simd = weft_pick_simd(orig, simd);
    shader->num_regs = ir->num_regs;
+   shader->scratch_size = align(nir->scratch_size, 16);
 
    /* The disassembly, from the binary: what the hardware decodes. */
    {

@@ -34,6 +34,7 @@ struct weft_shader {
    unsigned size;         /* bytes */
    unsigned simd;         /* SIMD width it was compiled for */
    unsigned num_regs;     /* registers used */
+   unsigned scratch_size; /* private (scratch) bytes per work-item, 0: none */
    char *disasm;          /* the disassembly, one instruction a line */
 };
 

@@ -425,20 +425,25 @@ weft_emit_intrinsic(struct weft_ctx *ctx, nir_intrinsic_instr *intr)
    case nir_intrinsic_load_subgroup_size:
       weft_emit_s2r(ctx, weft_def(ctx, &intr->def, 0), intr->def.bit_size, "max_subgroup_size");
       return;
+   case nir_intrinsic_load_scratch:
    case nir_intrinsic_load_shared: {
+      bool scratch = intr->intrinsic == nir_intrinsic_load_scratch;
       uint32_t off = weft_offset32(ctx, intr->src[0]);
       unsigned bytes = intr->def.bit_size / 8;
 
       for (unsigned c = 0; c < intr->def.num_components; c++) {
          struct weft_ir_instr *I =
-            weft_ir_emit(ctx->ir, WEFT_OP_LD_LOCAL, weft_type(intr->def.bit_size, false), 0);
+            weft_ir_emit(ctx->ir, scratch ? WEFT_OP_LD_SCRATCH : WEFT_OP_LD_LOCAL,
+                         weft_type(intr->def.bit_size, false), 0);
          weft_ir_set(I, WEFT_IR_D, weft_def(ctx, &intr->def, c));
          weft_ir_set(I, WEFT_IR_A, off);
-         I->in.imm = nir_intrinsic_base(intr) + c * bytes;
+         I->in.imm = (nir_intrinsic_has_base(intr) ? nir_intrinsic_base(intr) : 0) + c * bytes;
       }
       return;
    }
+   case nir_intrinsic_store_scratch:
    case nir_intrinsic_store_shared: {
+      bool scratch = intr->intrinsic == nir_intrinsic_store_scratch;
       nir_def *val = intr->src[0].ssa;
       unsigned mask = nir_intrinsic_write_mask(intr);
       uint32_t off = weft_offset32(ctx, intr->src[1]);
@@ -448,10 +453,11 @@ weft_emit_intrinsic(struct weft_ctx *ctx, nir_intrinsic_instr *intr)
 
          if (!(mask & (1 << c)))
             continue;
-         I = weft_ir_emit(ctx->ir, WEFT_OP_ST_LOCAL, weft_type(val->bit_size, false), 0);
+         I = weft_ir_emit(ctx->ir, scratch ? WEFT_OP_ST_SCRATCH : WEFT_OP_ST_LOCAL,
+                          weft_type(val->bit_size, false), 0);
          weft_ir_set(I, WEFT_IR_A, off);
          weft_ir_set(I, WEFT_IR_D, weft_src(ctx, intr->src[0], c));
-         I->in.imm = nir_intrinsic_base(intr) + c * (val->bit_size / 8);
+         I->in.imm = (nir_intrinsic_has_base(intr) ? nir_intrinsic_base(intr) : 0) + c * (val->bit_size / 8);
       }
       return;
    }

@@ -72,7 +72,7 @@ weft_get_compute_state_info(struct pipe_context *pctx, void *cso,
    info->max_threads = s->info.max_wg_size;
    info->preferred_simd_size = cs->shader->simd;
    info->simd_sizes = cs->shader->simd;
-   info->private_memory = 0;
+   info->private_memory = cs->shader->scratch_size;
 }
 
 static void
@@ -145,7 +145,11 @@ weft_launch_grid(struct pipe_context *pctx, const struct pipe_grid_info *info)
 
    uint64_t args = job.va + WEFT_JOB_BATCH_SIZE;
    b = job.bo.map;
-   b[n++] = WEFT_CMD_HEADER(WEFT_CMD_DISPATCH, WEFT_CMD_DISPATCH_LEN);
+   /* Private arrays the compiler put in scratch: DISPATCH_SCRATCH. */
+   if (cs->shader->scratch_size)
+      b[n++] = WEFT_CMD_HEADER(WEFT_CMD_DISPATCH_SCRATCH, WEFT_CMD_DISPATCH_SCRATCH_LEN);
+   else
+      b[n++] = WEFT_CMD_HEADER(WEFT_CMD_DISPATCH, WEFT_CMD_DISPATCH_LEN);
    b[n++] = (uint32_t)cs->code.va;
    b[n++] = (uint32_t)(cs->code.va >> 32);
    b[n++] = (uint32_t)args;
@@ -159,6 +163,8 @@ weft_launch_grid(struct pipe_context *pctx, const struct pipe_grid_info *info)
    b[n++] = 0;
    b[n++] = 0;
    b[n++] = cs->static_shared + info->variable_shared_mem;
+   if (cs->shader->scratch_size)
+      b[n++] = cs->shader->scratch_size;
    b[n++] = WEFT_CMD_HEADER(WEFT_CMD_END, 1);
 
    fence = weft_fence_create(s);

@@ -344,6 +344,44 @@ test_xlane_pack(void)
    ralloc_free(ir);
 }
 
+/* Scratch stores stay through DCE; a u8 scratch load packs with its offset. */
+static void
+test_scratch(void)
+{
+   struct weft_ir *ir = weft_ir_create(NULL);
+   uint32_t off = mov_imm(ir, 32, 16), x = mov_imm(ir, 32, 5), d = weft_ir_vreg(ir, 32);
+   uint32_t addr = mov_imm(ir, 64, 0x100000);
+   struct weft_ir_instr *I = weft_ir_emit(ir, WEFT_OP_ST_SCRATCH, WEFT_TYPE_U32, 0);
+
+   weft_ir_set(I, WEFT_IR_A, off);
+   weft_ir_set(I, WEFT_IR_D, x);
+   I = weft_ir_emit(ir, WEFT_OP_LD_SCRATCH, WEFT_TYPE_U8, 0);
+   weft_ir_set(I, WEFT_IR_D, d);
+   weft_ir_set(I, WEFT_IR_A, off);
+   I->in.imm = 3;
+   store(ir, addr, d, WEFT_TYPE_U32);
+   weft_ir_emit(ir, WEFT_OP_END, 0, 0);
+   CHECK(weft_ir_validate(ir, "test"));
+   CHECK(!weft_ir_opt_dce(ir));
+   CHECK(weft_ir_ra(ir));
+
+   unsigned n, seen = 0;
+   uint64_t *w = weft_ir_pack(ir, ir, &n);
+   for (unsigned i = 0; w && i < n;) {
+      struct weft_inst in;
+      int k = weft_isa_decode(&w[i], n - i, &in);
+      if (k <= 0)
+         break;
+      if (in.op == WEFT_OP_ST_SCRATCH)
+         seen |= 1;
+      if (in.op == WEFT_OP_LD_SCRATCH && in.t == WEFT_TYPE_U8 && in.imm == 3)
+         seen |= 2;
+      i += k;
+   }
+   CHECK(seen == 3);
+   ralloc_free(ir);
+}
+
 int
 main(void)
 {
@@ -356,6 +394,7 @@ main(void)
    test_ra_loop_extends_liveness();
    test_dce_keeps_memory_and_sync();
    test_xlane_pack();
+   test_scratch();
    printf("%d passed, %d failed\n", passed, failed);
    return failed ? 1 : 0;
 }
