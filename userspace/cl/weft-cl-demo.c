@@ -180,6 +180,27 @@ static const char *sg_source =
    "   o[19] = (int)sub_group_scan_inclusive_add((float)x);\n"
    "}\n";
 
+/* Register pressure: built with all registers and with WEFT_MAX_REGS=16,
+ * which makes the compiler spill to scratch. */
+static const char *spill_source =
+   "__kernel void pressure(__global const uint *in, __global uint *out)\n"
+   "{\n"
+   "   size_t i = get_global_id(0);\n"
+   "   uint a = in[i], b = a * 3 + 1, c = a ^ 0x55, d = a >> 2, e = b * c, f = c + d;\n"
+   "   uint g = e ^ f, h = a * b;\n"
+   "   ulong w = (ulong)a * 0x100000001ul + h;\n"
+   "   for (uint k = 0; k < (a & 15); k++) {\n"
+   "      if (k & 1) {\n"
+   "         a += g;\n"
+   "         w ^= b;\n"
+   "      } else {\n"
+   "         b ^= h + k;\n"
+   "      }\n"
+   "      c += d * k;\n"
+   "   }\n"
+   "   out[i] = a + b + c + d + e + f + g + h + (uint)w + (uint)(w >> 32);\n"
+   "}\n";
+
 static int passed, failed;
 
 static void
@@ -544,6 +565,42 @@ main(void)
          ok &= out[i] == acc;
       }
       result("private arrays in scratch", ok, ms);
+   }
+
+   /* spilling: the same kernel with 256 and with 16 registers */
+   for (int lim = 0; lim <= 16; lim += 16) {
+      static cl_uint in[N], out[N];
+      char what[64];
+      if (lim)
+         setenv("WEFT_MAX_REGS", "16", 1);
+      cl_program pp = clCreateProgramWithSource(ctx, 1, &spill_source, NULL, &err);
+      CHECK(err, "clCreateProgramWithSource (spill)");
+      err = clBuildProgram(pp, 1, &dev, "-cl-std=CL3.0", NULL, NULL);
+      unsetenv("WEFT_MAX_REGS");
+      CHECK(err, "clBuildProgram (spill)");
+      for (int i = 0; i < N; i++)
+         in[i] = i * 2654435761u;
+      struct arg args[] = { { in, sizeof(in) }, { NULL, sizeof(out) } };
+      double ms = run(ctx, q0, pp, "pressure", args, 2, N, LOCAL, 1, out);
+      int ok = 1;
+      for (int i = 0; i < N; i++) {
+         cl_uint a = in[i], b = a * 3 + 1, c = a ^ 0x55, d = a >> 2, e = b * c, f = c + d;
+         cl_uint g = e ^ f, h = a * b;
+         cl_ulong w = (cl_ulong)a * 0x100000001ul + h;
+         for (cl_uint k = 0; k < (a & 15); k++) {
+            if (k & 1) {
+               a += g;
+               w ^= b;
+            } else {
+               b ^= h + k;
+            }
+            c += d * k;
+         }
+         ok &= out[i] == a + b + c + d + e + f + g + h + (cl_uint)w + (cl_uint)(w >> 32);
+      }
+      snprintf(what, sizeof(what), "register pressure (%s)", lim ? "16 regs, spills" : "256 regs");
+      result(what, ok, ms);
+      clReleaseProgram(pp);
    }
 
    /* sub-group builtins at SIMD 8, 16 and 32, against a C reference */

@@ -218,7 +218,19 @@ weft_compile_nir_simd(const nir_shader *orig, unsigned simd)
       fprintf(stderr, "=== weft: IR of %s\n", nir->info.name ? nir->info.name : "kernel");
       weft_ir_print(ir, stderr);
    }
-   if (!weft_ir_ra(ir) || !weft_ir_validate(ir, "after register allocation"))
+   /* Out of registers: spill to scratch and allocate again. */
+   ir->scratch_size = nir->scratch_size;
+   ir->ra_quiet = true;
+   /* WEFT_MAX_REGS: fewer registers, to test spilling. */
+   if (getenv("WEFT_MAX_REGS"))
+      ir->max_regs = atoi(getenv("WEFT_MAX_REGS"));
+   while (!weft_ir_ra(ir)) {
+      if (!weft_ir_spill(ir) || ir->scratch_size > 0x4000) {
+         fprintf(stderr, "weft: out of registers, nothing left to spill\n");
+         goto out;
+      }
+   }
+   if (!weft_ir_validate(ir, "after register allocation"))
       goto out;
    words = weft_ir_pack(ir, mem_ctx, &nwords);
    if (!words)
@@ -230,7 +242,7 @@ weft_compile_nir_simd(const nir_shader *orig, unsigned simd)
    shader->size = nwords * 8;
    shader->simd = weft_pick_simd(orig, simd);
    shader->num_regs = ir->num_regs;
-   shader->scratch_size = align(nir->scratch_size, 16);
+   shader->scratch_size = align(ir->scratch_size, 16);
 
    /* The disassembly, from the binary: what the hardware decodes. */
    {

@@ -388,12 +388,15 @@ weft_ir_ra(struct weft_ir *ir)
          if (!live[v]) {
             unsigned size = ir->vreg_regs[v], r;
 
-            for (r = 0; r + size <= WEFT_NUM_REGS; r += size) {
+            unsigned max = ir->max_regs ? MIN2(ir->max_regs, WEFT_NUM_REGS) : WEFT_NUM_REGS;
+
+            for (r = 0; r + size <= max; r += size) {
                if (!busy[r] && (size == 1 || !busy[r + 1]))
                   break;
             }
-            if (r + size > WEFT_NUM_REGS) {
-               fprintf(stderr, "weft: out of registers (spilling is not implemented)\n");
+            if (r + size > max) {
+               if (!ir->ra_quiet)
+                  fprintf(stderr, "weft: out of registers\n");
                ok = false;
                goto out;
             }
@@ -424,6 +427,99 @@ weft_ir_ra(struct weft_ir *ir)
 out:
    ralloc_free(first);
    return ok;
+}
+
+/* Inserts a new instruction before (@after false) or after @at. */
+static struct weft_ir_instr *
+weft_ir_emit_at(struct weft_ir *ir, struct weft_ir_instr *at, bool after, unsigned op,
+                unsigned t)
+{
+   struct weft_ir_instr *N = weft_ir_emit(ir, op, t, 0);
+
+   list_del(&N->link);
+   if (after)
+      list_add(&N->link, &at->link);
+   else
+      list_addtail(&N->link, &at->link);
+   return N;
+}
+
+bool
+weft_ir_spill(struct weft_ir *ir)
+{
+   unsigned n = ir->num_vregs + 1, idx = 0, best_len = 0;
+   unsigned *first = ralloc_array(NULL, unsigned, n);
+   unsigned *last = rzalloc_array(first, unsigned, n);
+   uint32_t best = 0;
+
+   ir->vreg_spilled = reralloc(ir, ir->vreg_spilled, uint8_t, ir->vreg_cap);
+   memset(first, 0xff, n * sizeof(unsigned));
+   list_for_each_entry(struct weft_ir_instr, I, &ir->instrs, link) {
+      weft_ir_foreach_reg(I, od, is_def) {
+         uint32_t v = I->vreg[od->field];
+         first[v] = MIN2(first[v], idx);
+         last[v] = idx;
+      }
+      idx++;
+   }
+   for (uint32_t v = 1; v < n; v++) {
+      if (first[v] != ~0u && !ir->vreg_spilled[v] && last[v] - first[v] > best_len) {
+         best = v;
+         best_len = last[v] - first[v];
+      }
+   }
+   ralloc_free(first);
+   if (!best)
+      return false;
+
+   unsigned size = ir->vreg_regs[best] * 4, slot = ALIGN(ir->scratch_size, size);
+   unsigned t = size == 8 ? WEFT_TYPE_U64 : WEFT_TYPE_U32;
+
+   ir->scratch_size = slot + size;
+   ir->vreg_spilled[best] = 1;
+   list_for_each_entry_safe(struct weft_ir_instr, I, &ir->instrs, link) {
+      bool reads = false, writes = false;
+
+      weft_ir_foreach_reg(I, od, is_def) {
+         if (I->vreg[od->field] != best)
+            continue;
+         if (is_def)
+            writes = true;
+         else
+            reads = true;
+      }
+      if (reads) {
+         uint32_t a = weft_ir_vreg(ir, 32), tmp = weft_ir_vreg(ir, size * 8);
+         struct weft_ir_instr *M = weft_ir_emit_at(ir, I, false, WEFT_OP_MOV, WEFT_TYPE_U32);
+         struct weft_ir_instr *L = weft_ir_emit_at(ir, I, false, WEFT_OP_LD_SCRATCH, t);
+
+         ir->vreg_spilled = reralloc(ir, ir->vreg_spilled, uint8_t, ir->vreg_cap);
+         ir->vreg_spilled[a] = ir->vreg_spilled[tmp] = 1;
+         weft_ir_set(M, WEFT_IR_D, a);
+         weft_ir_set_imm(M, 0);
+         weft_ir_set(L, WEFT_IR_D, tmp);
+         weft_ir_set(L, WEFT_IR_A, a);
+         L->in.imm = slot;
+         weft_ir_foreach_reg(I, od, is_def) {
+            if (!is_def && I->vreg[od->field] == best)
+               I->vreg[od->field] = tmp;
+         }
+      }
+      if (writes) {
+         uint32_t a = weft_ir_vreg(ir, 32);
+         struct weft_ir_instr *S = weft_ir_emit_at(ir, I, true, WEFT_OP_ST_SCRATCH, t);
+         struct weft_ir_instr *M = weft_ir_emit_at(ir, I, true, WEFT_OP_MOV, WEFT_TYPE_U32);
+
+         ir->vreg_spilled = reralloc(ir, ir->vreg_spilled, uint8_t, ir->vreg_cap);
+         ir->vreg_spilled[a] = 1;
+         weft_ir_set(M, WEFT_IR_D, a);
+         weft_ir_set_imm(M, 0);
+         weft_ir_set(S, WEFT_IR_A, a);
+         weft_ir_set(S, WEFT_IR_D, best);
+         S->in.imm = slot;
+      }
+   }
+   return true;
 }
 
 uint64_t *

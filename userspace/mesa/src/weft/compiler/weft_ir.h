@@ -34,6 +34,10 @@ struct weft_ir {
    unsigned vreg_cap;
    bool allocated;          /* register fields are physical registers */
    unsigned num_regs;       /* after allocation: registers used */
+   unsigned scratch_size;   /* private bytes per work-item, spill slots included */
+   uint8_t *vreg_spilled;   /* 1: spilled or a spill temporary (not spilled again) */
+   unsigned max_regs;       /* registers RA may use (0: WEFT_NUM_REGS) */
+   bool ra_quiet;           /* no message when RA runs out (the caller spills) */
    void *mem_ctx;
 };
 
@@ -56,6 +60,10 @@ void weft_ir_print(struct weft_ir *ir, FILE *fp);
 /* Passes. */
 bool weft_ir_opt_dce(struct weft_ir *ir);
 bool weft_ir_ra(struct weft_ir *ir);
+/* Spills the unspilled value with the longest live range to scratch (a
+ * slot at ir->scratch_size): st.scratch after each definition, ld.scratch
+ * into a fresh temporary before each read. False when nothing is left. */
+bool weft_ir_spill(struct weft_ir *ir);
 /* Words of the program (ralloc'ed on @mem_ctx), END appended. */
 uint64_t *weft_ir_pack(struct weft_ir *ir, void *mem_ctx, unsigned *nwords);
 

@@ -382,6 +382,47 @@ test_scratch(void)
    ralloc_free(ir);
 }
 
+/* Six values live at once with four registers: RA fails, spilling to
+ * scratch makes it succeed; every spilled value gets a slot. */
+static void
+test_spill(void)
+{
+   struct weft_ir *ir = weft_ir_create(NULL);
+   uint32_t addr = mov_imm(ir, 64, 0x100000), v[6];
+   unsigned rounds = 0;
+
+   for (unsigned i = 0; i < 6; i++)
+      v[i] = mov_imm(ir, 32, i + 1);
+   for (unsigned i = 0; i < 6; i++)
+      store(ir, addr, v[5 - i], WEFT_TYPE_U32);
+   weft_ir_emit(ir, WEFT_OP_END, 0, 0);
+   ir->max_regs = 4;
+   ir->ra_quiet = true;
+   CHECK(!weft_ir_ra(ir));
+   while (!weft_ir_ra(ir) && rounds < 16) {
+      CHECK(weft_ir_spill(ir));
+      rounds++;
+   }
+   CHECK(rounds > 0 && rounds < 16);
+   CHECK(ir->num_regs <= 4);
+   CHECK(ir->scratch_size >= 4 * rounds);
+   CHECK(weft_ir_validate(ir, "after spilling"));
+
+   unsigned n, ld = 0, st = 0;
+   uint64_t *w = weft_ir_pack(ir, ir, &n);
+   for (unsigned i = 0; w && i < n;) {
+      struct weft_inst in;
+      int k = weft_isa_decode(&w[i], n - i, &in);
+      if (k <= 0)
+         break;
+      ld += in.op == WEFT_OP_LD_SCRATCH;
+      st += in.op == WEFT_OP_ST_SCRATCH;
+      i += k;
+   }
+   CHECK(ld >= rounds && st >= rounds);
+   ralloc_free(ir);
+}
+
 int
 main(void)
 {
@@ -395,6 +436,7 @@ main(void)
    test_dce_keeps_memory_and_sync();
    test_xlane_pack();
    test_scratch();
+   test_spill();
    printf("%d passed, %d failed\n", passed, failed);
    return failed ? 1 : 0;
 }
