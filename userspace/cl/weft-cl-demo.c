@@ -178,6 +178,19 @@ static const char *sg_source =
    "   o[17] = sub_group_shuffle_down(x, 2);\n"
    "   o[18] = (int)sub_group_reduce_max((uint)x);\n"
    "   o[19] = (int)sub_group_scan_inclusive_add((float)x);\n"
+   "}\n"
+   "\n"
+   "__kernel void sg64(__global const long *in, __global long *o, __global double *d)\n"
+   "{\n"
+   "   size_t i = get_global_id(0);\n"
+   "   long x = in[i];\n"
+   "   double y = (double)x * 0.5;\n"
+   "   o[4 * i + 0] = sub_group_reduce_add(x);\n"
+   "   o[4 * i + 1] = sub_group_broadcast(x, 1);\n"
+   "   o[4 * i + 2] = sub_group_scan_exclusive_min(x);\n"
+   "   o[4 * i + 3] = sub_group_shuffle_xor(x, 2);\n"
+   "   d[2 * i + 0] = sub_group_reduce_max(y);\n"
+   "   d[2 * i + 1] = sub_group_scan_inclusive_add(y);\n"
    "}\n";
 
 /* Register pressure: built with all registers and with WEFT_MAX_REGS=16,
@@ -666,6 +679,34 @@ main(void)
          }
       }
       snprintf(what, sizeof(what), "sub-group builtins (SIMD %u)", simd);
+      result(what, ok, ms);
+
+      /* 64-bit integers and doubles */
+      static cl_long lin[SN], lo[SN * 4];
+      static cl_double dout[SN * 2];
+      for (int i = 0; i < SN; i++)
+         lin[i] = ((cl_long)((i * 2654435761u) >> 4) - (1l << 27)) * 65536;
+      struct arg a64[] = { { lin, sizeof(lin) }, { NULL, sizeof(lo) }, { NULL, sizeof(dout) } };
+      ms = run(ctx, q1, sp, "sg64", a64, 3, SN, SL, 1, lo);
+      ms += run(ctx, q1, sp, "sg64", a64, 3, SN, SL, 2, dout);
+      ok = 1;
+      for (int i = 0; i < SN; i++) {
+         int l = i % SL % simd;
+         const cl_long *x = lin + i - l;
+         cl_long sum = 0, exmin = INT64_MAX;
+         double dmax = -INFINITY, dinc = 0;
+         for (int j = 0; j < (int)simd; j++) {
+            sum += x[j];
+            dmax = fmax(dmax, x[j] * 0.5);
+            if (j < l)
+               exmin = x[j] < exmin ? x[j] : exmin;
+            if (j <= l)
+               dinc += x[j] * 0.5;
+         }
+         ok &= lo[4 * i] == sum && lo[4 * i + 1] == x[1] && lo[4 * i + 2] == exmin &&
+               lo[4 * i + 3] == x[l ^ 2] && dout[2 * i] == dmax && dout[2 * i + 1] == dinc;
+      }
+      snprintf(what, sizeof(what), "sub-group long/double (SIMD %u)", simd);
       result(what, ok, ms);
       clReleaseProgram(sp);
    }

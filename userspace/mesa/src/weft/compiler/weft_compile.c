@@ -226,6 +226,11 @@ weft_compile_nir_simd(const nir_shader *orig, unsigned simd)
       ir->max_regs = atoi(getenv("WEFT_MAX_REGS"));
    while (!weft_ir_ra(ir)) {
       if (!weft_ir_spill(ir) || ir->scratch_size > 0x4000) {
+         /* WEFT_MAX_REGS too small for some instruction: the full file. */
+         if (ir->max_regs) {
+            ir->max_regs = 0;
+            continue;
+         }
          fprintf(stderr, "weft: out of registers, nothing left to spill\n");
          goto out;
       }
