@@ -444,6 +444,18 @@ weft_ir_emit_at(struct weft_ir *ir, struct weft_ir_instr *at, bool after, unsign
    return N;
 }
 
+/* Marks @v as not to be spilled (again); new entries start at 0. */
+static void
+weft_ir_spill_mark(struct weft_ir *ir, uint32_t v, uint8_t value)
+{
+   if (ir->spilled_cap < ir->vreg_cap) {
+      ir->vreg_spilled = rerzalloc(ir, ir->vreg_spilled, uint8_t, ir->spilled_cap, ir->vreg_cap);
+      ir->spilled_cap = ir->vreg_cap;
+   }
+   if (v)
+      ir->vreg_spilled[v] = value;
+}
+
 bool
 weft_ir_spill(struct weft_ir *ir)
 {
@@ -452,7 +464,7 @@ weft_ir_spill(struct weft_ir *ir)
    unsigned *last = rzalloc_array(first, unsigned, n);
    uint32_t best = 0;
 
-   ir->vreg_spilled = reralloc(ir, ir->vreg_spilled, uint8_t, ir->vreg_cap);
+   weft_ir_spill_mark(ir, 0, 0);
    memset(first, 0xff, n * sizeof(unsigned));
    list_for_each_entry(struct weft_ir_instr, I, &ir->instrs, link) {
       weft_ir_foreach_reg(I, od, is_def) {
@@ -476,7 +488,7 @@ weft_ir_spill(struct weft_ir *ir)
    unsigned t = size == 8 ? WEFT_TYPE_U64 : WEFT_TYPE_U32;
 
    ir->scratch_size = slot + size;
-   ir->vreg_spilled[best] = 1;
+   weft_ir_spill_mark(ir, best, 1);
    list_for_each_entry_safe(struct weft_ir_instr, I, &ir->instrs, link) {
       bool reads = false, writes = false;
 
@@ -493,8 +505,8 @@ weft_ir_spill(struct weft_ir *ir)
          struct weft_ir_instr *M = weft_ir_emit_at(ir, I, false, WEFT_OP_MOV, WEFT_TYPE_U32);
          struct weft_ir_instr *L = weft_ir_emit_at(ir, I, false, WEFT_OP_LD_SCRATCH, t);
 
-         ir->vreg_spilled = reralloc(ir, ir->vreg_spilled, uint8_t, ir->vreg_cap);
-         ir->vreg_spilled[a] = ir->vreg_spilled[tmp] = 1;
+         weft_ir_spill_mark(ir, a, 1);
+         weft_ir_spill_mark(ir, tmp, 1);
          weft_ir_set(M, WEFT_IR_D, a);
          weft_ir_set_imm(M, 0);
          weft_ir_set(L, WEFT_IR_D, tmp);
@@ -506,16 +518,22 @@ weft_ir_spill(struct weft_ir *ir)
          }
       }
       if (writes) {
-         uint32_t a = weft_ir_vreg(ir, 32);
+         /* The definition goes to a fresh single-assignment temporary: a
+          * spilled variable (NIR register) no longer lives across loops. */
+         uint32_t a = weft_ir_vreg(ir, 32), def = weft_ir_vreg(ir, size * 8);
          struct weft_ir_instr *S = weft_ir_emit_at(ir, I, true, WEFT_OP_ST_SCRATCH, t);
          struct weft_ir_instr *M = weft_ir_emit_at(ir, I, true, WEFT_OP_MOV, WEFT_TYPE_U32);
 
-         ir->vreg_spilled = reralloc(ir, ir->vreg_spilled, uint8_t, ir->vreg_cap);
-         ir->vreg_spilled[a] = 1;
+         weft_ir_spill_mark(ir, a, 1);
+         weft_ir_spill_mark(ir, def, 1);
+         weft_ir_foreach_reg(I, od, is_def) {
+            if (is_def && I->vreg[od->field] == best)
+               I->vreg[od->field] = def;
+         }
          weft_ir_set(M, WEFT_IR_D, a);
          weft_ir_set_imm(M, 0);
          weft_ir_set(S, WEFT_IR_A, a);
-         weft_ir_set(S, WEFT_IR_D, best);
+         weft_ir_set(S, WEFT_IR_D, def);
          S->in.imm = slot;
       }
    }

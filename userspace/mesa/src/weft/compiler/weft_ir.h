@@ -36,6 +36,7 @@ struct weft_ir {
    unsigned num_regs;       /* after allocation: registers used */
    unsigned scratch_size;   /* private bytes per work-item, spill slots included */
    uint8_t *vreg_spilled;   /* 1: spilled or a spill temporary (not spilled again) */
+   unsigned spilled_cap;    /* entries of vreg_spilled */
    unsigned max_regs;       /* registers RA may use (0: WEFT_NUM_REGS) */
    bool ra_quiet;           /* no message when RA runs out (the caller spills) */
    void *mem_ctx;
