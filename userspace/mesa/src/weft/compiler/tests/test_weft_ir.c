@@ -423,6 +423,41 @@ test_spill(void)
    ralloc_free(ir);
 }
 
+/* A spilled variable (multi-assignment, updated in a loop) keeps no
+ * register: every definition writes a fresh temporary stored at once. */
+static void
+test_spill_loop_variable(void)
+{
+   struct weft_ir *ir = weft_ir_create(NULL);
+   uint32_t addr = mov_imm(ir, 64, 0x400000), x = weft_ir_vreg_multi(ir, 32);
+   uint32_t all = mov_imm(ir, 32, 0xffffffffu);
+   struct weft_ir_instr *I = weft_ir_emit(ir, WEFT_OP_MOV, WEFT_TYPE_U32, 0);
+   unsigned rounds = 0, writes = 0;
+
+   weft_ir_set(I, WEFT_IR_D, x);
+   weft_ir_set_imm(I, 1);
+   struct weft_ir_instr *L = weft_ir_emit(ir, WEFT_OP_LOOP, 0, 0);
+   emit2(ir, WEFT_OP_ADD, WEFT_TYPE_U32, x, x, all);
+   struct weft_ir_instr *B = weft_ir_emit(ir, WEFT_OP_BREAK, 0, 0);
+   weft_ir_set(B, WEFT_IR_A, all);
+   L->target = weft_ir_emit(ir, WEFT_OP_ENDLOOP, 0, 0);
+   store(ir, addr, x, WEFT_TYPE_U32);
+   weft_ir_emit(ir, WEFT_OP_END, 0, 0);
+   CHECK(weft_ir_validate(ir, "test"));
+   while ((!ir->vreg_spilled || !ir->vreg_spilled[x]) && rounds < 8) {
+      CHECK(weft_ir_spill(ir));
+      rounds++;
+   }
+   CHECK(ir->vreg_spilled && ir->vreg_spilled[x]);
+   list_for_each_entry(struct weft_ir_instr, J, &ir->instrs, link)
+      writes += J->vreg[WEFT_IR_D] == x && weft_isa_ops[J->in.op].cls != WEFT_CLASS_STX;
+   CHECK(writes == 0);
+   CHECK(weft_ir_validate(ir, "after spilling"));
+   CHECK(weft_ir_ra(ir));
+   CHECK(weft_ir_validate(ir, "after RA"));
+   ralloc_free(ir);
+}
+
 int
 main(void)
 {
@@ -437,6 +472,7 @@ main(void)
    test_xlane_pack();
    test_scratch();
    test_spill();
+   test_spill_loop_variable();
    printf("%d passed, %d failed\n", passed, failed);
    return failed ? 1 : 0;
 }
