@@ -647,6 +647,57 @@ static bool check_u32(const char *what, const uint32_t *got, const uint32_t *wan
 	return true;
 }
 
+/*
+ * One model dispatch, run once to warm up and then opt.reps times: @r gets the
+ * best time and whether every run's @out matched @want.
+ */
+static void bench_model_dispatch(struct gpu *g, uint64_t *args, uint64_t in_va, uint64_t out_va,
+				 uint32_t param, const struct launch *l, uint32_t *out,
+				 const uint32_t *want, uint64_t count, struct result *r)
+{
+	char what[64];
+
+	snprintf(what, sizeof(what), "%s (model)", r->name);
+	r->model_s = 1e30;
+	for (int rep = 0; rep < opt.reps + 1; rep++) {
+		double t;
+		uint32_t e;
+
+		memset(out, 0, count * 4);
+		margs(g, args, in_va, out_va, param);
+		t = now();
+		e = gdispatch(g, l);
+		t = now() - t;
+		if (rep && t < r->model_s)
+			r->model_s = t;
+		if (e)
+			printf("  %s: queue error %u\n", what, e);
+		r->model_ok = !e && check_u32(what, out, want, count);
+	}
+}
+
+#ifndef BENCH_NO_POCL
+/* The same for one PoCL kernel; its last result is read into @host and checked. */
+static void bench_pocl_kernel(struct pocl *p, cl_kernel k, cl_mem in, cl_mem out, int narg3,
+			      uint32_t arg3, int dims, size_t *gs, size_t *ls, uint32_t *host,
+			      const uint32_t *want, uint64_t count, struct result *r)
+{
+	char what[64];
+
+	snprintf(what, sizeof(what), "%s (PoCL)", r->name);
+	r->pocl_ran = true;
+	r->pocl_s = 1e30;
+	for (int rep = 0; rep < opt.reps + 1; rep++) {
+		double t = pocl_run(p, k, in, out, narg3, arg3, dims, gs, ls);
+
+		if (rep && t < r->pocl_s)
+			r->pocl_s = t;
+	}
+	pocl_sync(p, out, host, count * 4);
+	r->pocl_ok = check_u32(what, host, want, count);
+}
+#endif
+
 int main(int argc, char **argv)
 {
 	struct result res[5];
@@ -837,38 +888,15 @@ int main(int argc, char **argv)
 				      .pocl_kernel = "local-memory scan per 16", .elems = n };
 		for (uint64_t i = 0; i < n; i++)
 			want[i] = (i % SIMD ? want[i - 1] : 0) + ref_in[i];
-		r->model_s = 1e30;
-		for (int rep = 0; rep < opt.reps + 1; rep++) {
-			struct launch l = { code[1], args_va, { (uint32_t)(n / CHUNK * SIMD), 1, 1 },
-					    { WG, 1, 1 }, 0 };
-			double t;
-			uint32_t e;
+		struct launch l = { code[1], args_va, { (uint32_t)(n / CHUNK * SIMD), 1, 1 },
+				    { WG, 1, 1 }, 0 };
 
-			memset(out, 0, n * 4);
-			margs(g, args, in_va, out_va, CHUNK / (8 * SIMD));
-			t = now();
-			e = gdispatch(g, &l);
-			t = now() - t;
-			if (rep && t < r->model_s)
-				r->model_s = t;
-			if (e)
-				printf("  sg-scan (model): queue error %u\n", e);
-			r->model_ok = !e && check_u32("sg-scan (model)", out, want, n);
-		}
+		bench_model_dispatch(g, args, in_va, out_va, CHUNK / (8 * SIMD), &l, out, want, n, r);
 #ifndef BENCH_NO_POCL
 		if (opt.pocl) {
 			size_t gs = n, ls = WG;
 
-			r->pocl_ran = true;
-			r->pocl_s = 1e30;
-			for (int rep = 0; rep < opt.reps + 1; rep++) {
-				double t = pocl_run(&P, P.segscan, cin, cout, 0, 0, 1, &gs, &ls);
-
-				if (rep && t < r->pocl_s)
-					r->pocl_s = t;
-			}
-			pocl_sync(&P, cout, pout, n * 4);
-			r->pocl_ok = check_u32("sg-scan (PoCL)", pout, want, n);
+			bench_pocl_kernel(&P, P.segscan, cin, cout, 0, 0, 1, &gs, &ls, pout, want, n, r);
 		}
 #endif
 	}
@@ -881,37 +909,14 @@ int main(int argc, char **argv)
 				      .pocl_kernel = "local-memory scan per 256", .elems = n };
 		for (uint64_t i = 0; i < n; i++)
 			want[i] = i % WG ? want[i - 1] + ref_in[i - 1] : 0;
-		r->model_s = 1e30;
-		for (int rep = 0; rep < opt.reps + 1; rep++) {
-			struct launch l = { code[2], args_va, { (uint32_t)n, 1, 1 }, { WG, 1, 1 }, 64 };
-			double t;
-			uint32_t e;
+		struct launch l = { code[2], args_va, { (uint32_t)n, 1, 1 }, { WG, 1, 1 }, 64 };
 
-			memset(out, 0, n * 4);
-			margs(g, args, in_va, out_va, 0);
-			t = now();
-			e = gdispatch(g, &l);
-			t = now() - t;
-			if (rep && t < r->model_s)
-				r->model_s = t;
-			if (e)
-				printf("  wg-escan (model): queue error %u\n", e);
-			r->model_ok = !e && check_u32("wg-escan (model)", out, want, n);
-		}
+		bench_model_dispatch(g, args, in_va, out_va, 0, &l, out, want, n, r);
 #ifndef BENCH_NO_POCL
 		if (opt.pocl) {
 			size_t gs = n, ls = WG;
 
-			r->pocl_ran = true;
-			r->pocl_s = 1e30;
-			for (int rep = 0; rep < opt.reps + 1; rep++) {
-				double t = pocl_run(&P, P.wgescan, cin, cout, 0, 0, 1, &gs, &ls);
-
-				if (rep && t < r->pocl_s)
-					r->pocl_s = t;
-			}
-			pocl_sync(&P, cout, pout, n * 4);
-			r->pocl_ok = check_u32("wg-escan (PoCL)", pout, want, n);
+			bench_pocl_kernel(&P, P.wgescan, cin, cout, 0, 0, 1, &gs, &ls, pout, want, n, r);
 		}
 #endif
 	}
@@ -926,38 +931,16 @@ int main(int argc, char **argv)
 		for (uint64_t y = 0; y < tn; y++)
 			for (uint64_t x = 0; x < tn; x++)
 				want[x * tn + y] = ref_in[y * tn + x];
-		r->model_s = 1e30;
-		for (int rep = 0; rep < opt.reps + 1; rep++) {
-			struct launch l = { code[3], args_va, { (uint32_t)tn, (uint32_t)(tn / 16), 1 },
-					    { 16, 1, 1 }, 0 };
-			double t;
-			uint32_t e;
+		struct launch l = { code[3], args_va, { (uint32_t)tn, (uint32_t)(tn / 16), 1 },
+				    { 16, 1, 1 }, 0 };
 
-			memset(out, 0, tt * 4);
-			margs(g, args, in_va, out_va, 0);
-			t = now();
-			e = gdispatch(g, &l);
-			t = now() - t;
-			if (rep && t < r->model_s)
-				r->model_s = t;
-			if (e)
-				printf("  transpose (model): queue error %u\n", e);
-			r->model_ok = !e && check_u32("transpose (model)", out, want, tt);
-		}
+		bench_model_dispatch(g, args, in_va, out_va, 0, &l, out, want, tt, r);
 #ifndef BENCH_NO_POCL
 		if (opt.pocl) {
 			size_t gs[2] = { tn, tn }, ls[2] = { 16, 16 };
 
-			r->pocl_ran = true;
-			r->pocl_s = 1e30;
-			for (int rep = 0; rep < opt.reps + 1; rep++) {
-				double t = pocl_run(&P, P.transpose, cin, cout, 1, (uint32_t)tn, 2, gs, ls);
-
-				if (rep && t < r->pocl_s)
-					r->pocl_s = t;
-			}
-			pocl_sync(&P, cout, pout, tt * 4);
-			r->pocl_ok = check_u32("transpose (PoCL)", pout, want, tt);
+			bench_pocl_kernel(&P, P.transpose, cin, cout, 1, (uint32_t)tn, 2, gs, ls, pout,
+					  want, tt, r);
 		}
 #endif
 	}
@@ -968,38 +951,15 @@ int main(int argc, char **argv)
 
 		*r = (struct result){ .name = "block-copy", .model_kernel = "ld.block8 / st.block8 (sub-group block I/O)",
 				      .pocl_kernel = "plain copy", .elems = n };
-		r->model_s = 1e30;
-		for (int rep = 0; rep < opt.reps + 1; rep++) {
-			struct launch l = { code[4], args_va, { (uint32_t)(n / CHUNK * SIMD), 1, 1 },
-					    { WG, 1, 1 }, 0 };
-			double t;
-			uint32_t e;
+		struct launch l = { code[4], args_va, { (uint32_t)(n / CHUNK * SIMD), 1, 1 },
+				    { WG, 1, 1 }, 0 };
 
-			memset(out, 0, n * 4);
-			margs(g, args, in_va, out_va, CHUNK / (8 * SIMD));
-			t = now();
-			e = gdispatch(g, &l);
-			t = now() - t;
-			if (rep && t < r->model_s)
-				r->model_s = t;
-			if (e)
-				printf("  block-copy (model): queue error %u\n", e);
-			r->model_ok = !e && check_u32("block-copy (model)", out, ref_in, n);
-		}
+		bench_model_dispatch(g, args, in_va, out_va, CHUNK / (8 * SIMD), &l, out, ref_in, n, r);
 #ifndef BENCH_NO_POCL
 		if (opt.pocl) {
 			size_t gs = n, ls = WG;
 
-			r->pocl_ran = true;
-			r->pocl_s = 1e30;
-			for (int rep = 0; rep < opt.reps + 1; rep++) {
-				double t = pocl_run(&P, P.copy, cin, cout, 0, 0, 1, &gs, &ls);
-
-				if (rep && t < r->pocl_s)
-					r->pocl_s = t;
-			}
-			pocl_sync(&P, cout, pout, n * 4);
-			r->pocl_ok = check_u32("block-copy (PoCL)", pout, ref_in, n);
+			bench_pocl_kernel(&P, P.copy, cin, cout, 0, 0, 1, &gs, &ls, pout, ref_in, n, r);
 		}
 #endif
 	}
