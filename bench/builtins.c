@@ -439,6 +439,7 @@ static char *k_transpose(uint32_t n)
 
 /* ------------------------------------------------------------------ PoCL */
 
+#ifndef BENCH_NO_POCL
 static const char cl_src[] =
 	"__kernel void reduce(__global const uint *in, __global uint *out)\n"
 	"{\n"
@@ -498,7 +499,6 @@ static const char cl_src[] =
 	"	out[g] = in[g];\n"
 	"}\n";
 
-#ifndef BENCH_NO_POCL
 struct pocl {
 	cl_context ctx;
 	cl_command_queue q;
