@@ -45,11 +45,16 @@ check() {
 	fi
 }
 
+# The ALU, execution and model tests record what they checked against C;
+# test_coverage compares that with the ISA table (last, after all of them).
+WEFT_COVERAGE="$tmp/coverage"
+export WEFT_COVERAGE
 run "$BUILD/tests/test_isa" "$SRC/tests/golden"
 run "$BUILD/tests/test_alu"
 run "$BUILD/tests/test_exec"
 run "$BUILD/tests/test_model"
 run "$BUILD/tests/test_server" "$BUILD/weft-model-server"
+run "$BUILD/tests/test_coverage" "$WEFT_COVERAGE"
 
 check "docs: Documentation/gpu/weft/isa.rst is up to date with the ISA table" \
 	"$PYTHON" "$SRC/isa/weft_isa_gen.py" --check-rst "$TOP/Documentation/gpu/weft/isa.rst"

@@ -3,15 +3,19 @@
  * Every integer ALU instruction, conversion, load and store on every type
  * and SIMD width, run on the model and checked against a C reference
  * written independently of the ISA table.  Edge values: 0, +-1, INT_MIN,
- * INT_MAX, all ones, shift counts at and beyond the width.  Global sizes
- * are not multiples of the local size, which is not a multiple of the SIMD
- * width, so partial groups and sub-groups run too; slots past the end must
- * stay untouched.
+ * INT_MAX and all ones of every width, shift counts at and beyond the
+ * width, signalling and negative NaNs (mov and sel also take the float
+ * types: bit patterns).  Global sizes are not multiples of the local size,
+ * which is not a multiple of the SIMD width, so partial groups and
+ * sub-groups run too; slots past the end must stay untouched.  Every
+ * register form runs again inside a divergent if: inactive lanes keep
+ * their destination.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "coverage.h"
 #include "harness.h"
 #include "modelenv.h"
 
@@ -19,14 +23,17 @@ static struct env *E;
 static uint64_t args_va, in_va[3], out_va;
 static uint64_t *args, *in[3], *out;
 
-#define NV 16
+#define NV 27
 static const uint64_t edge[NV] = {
 	0, 1, 2, 0xffffffffffffffffull, 0x7fffffff, 0x80000000, 0xffffffff, 31, 32, 33,
 	63, 64, 65, 0x7fffffffffffffffull, 0x8000000000000000ull, 0x123456789abcdef1ull,
+	7, 8, 15, 16, 0x7f, 0x80, 0x7fff, 0x8000, 0xffff7c01, 0x7f800001, 0x7ff0000000000001ull,
 };
 #define N (NV * NV + 7)		/* pairs of edge values plus a few random */
 
-static const char *types[] = { "u32", "s32", "u64", "s64", "u8", "s8", "u16", "s16" };
+/* The integer types, then the float types (mov and sel only). */
+static const char *types[] = { "u32", "s32", "u64", "s64", "u8", "s8", "u16", "s16",
+			       "f16", "f32", "f64" };
 
 static unsigned tbits(const char *t)
 {
@@ -154,26 +161,35 @@ struct opdesc {
 	int nsrc;		/* 1: a (or b for mov), 2: a, b|imm, 3: a, b, c */
 	int shift;		/* 1: b is a u32 shift count; 2: b and c are u32 (bfe) */
 	int cmp;		/* result is u32 */
+	int flt;		/* also on f16 / f32 / f64 (bit patterns) */
 };
 
 static const struct opdesc ops[] = {
-	{ "mov", 1 }, { "add", 2 }, { "sub", 2 }, { "mul", 2 }, { "mul_hi", 2 }, { "div", 2 },
+	{ "mov", 1, 0, 0, 1 }, { "add", 2 }, { "sub", 2 }, { "mul", 2 }, { "mul_hi", 2 }, { "div", 2 },
 	{ "rem", 2 }, { "mad", 3 }, { "add_sat", 2 }, { "sub_sat", 2 }, { "hadd", 2 },
 	{ "rhadd", 2 }, { "abs_diff", 2 }, { "rotl", 2, 1 }, { "rotr", 2, 1 }, { "brev", 1 },
 	{ "bfe", 3, 2 }, { "and", 2 }, { "or", 2 }, { "xor", 2 }, { "not", 1 },
 	{ "neg", 1 }, { "abs", 1 }, { "shl", 2, 1 }, { "shr", 2, 1 }, { "sar", 2, 1 },
 	{ "popc", 1 }, { "clz", 1 }, { "ctz", 1 }, { "min", 2 }, { "max", 2 },
 	{ "set.eq", 2, 0, 1 }, { "set.ne", 2, 0, 1 }, { "set.lt", 2, 0, 1 },
-	{ "set.le", 2, 0, 1 }, { "set.gt", 2, 0, 1 }, { "set.ge", 2, 0, 1 }, { "sel", 3 },
+	{ "set.le", 2, 0, 1 }, { "set.gt", 2, 0, 1 }, { "set.ge", 2, 0, 1 }, { "sel", 3, 0, 0, 1 },
 };
+
+#define SENTINEL 0x5a5a5a5a5a5a5a5aull
+/* Items whose lanes run the instruction when it is inside the if (masked). */
+#define ACTIVE(i) (((i) & 5) != 0)	/* the "and.u32 r41, r40, 5" in build() */
+
+/* The instruction under test of the last build(). */
+static char opline[128];
 
 /* Builds the kernel: loads a, b, c (8-byte slots) for global_id.x, OP, store. */
 /* imm: 0 register b, 1 a 32-bit immediate, 2 a 64-bit value (a literal word). */
-static uint64_t build(const struct opdesc *o, const char *t, int imm, long long immv)
+/* masked: OP runs in an if that leaves the items !ACTIVE inactive. */
+static uint64_t build(const struct opdesc *o, const char *t, int imm, long long immv, int masked)
 {
 	char immtext[32];
 
-	char src[2048], opline[128];
+	char src[2048];
 	int w64 = t[1] == '6';
 	const char *ld = w64 ? "u64" : "u32";
 	const char *st = (w64 && !o->cmp) ? "u64" : "u32";
@@ -207,12 +223,16 @@ static uint64_t build(const struct opdesc *o, const char *t, int imm, long long 
 		 "\tld.global.%s r20, [r12+0]\n"
 		 "\tld.global.%s r22, [r14+0]\n"
 		 "\tld.global.%s r26, [r18+0]\n"
-		 "\tmov.u64 r24, 0\n"
+		 "\tmov.u64 r24, 0x%016llx\n"
+		 "%s"
 		 "\t%s\n"
+		 "%s"
 		 "\tst.global.%s [r16+0], r24\n"
 		 "\tend\n", ld, o->shift ? "u32" : ld,
 		 o->cmp || o->shift == 2 || !strcmp(o->name, "sel") ? "u32" : ld,
-		 opline, st);
+		 masked ? SENTINEL : 0,
+		 masked ? "\ts2r.u32 r40, sr.global_id.x\n\tand.u32 r41, r40, 5\n\tif r41, x\n" : "",
+		 opline, masked ? "x:\tendif\n" : "", st);
 	return env_code(E, src);
 }
 
@@ -235,11 +255,11 @@ static void fill_inputs(void)
 }
 
 static int run_one(const struct opdesc *o, const char *t, int imm, long long immv,
-		   unsigned simd, unsigned local)
+		   unsigned simd, unsigned local, int masked)
 {
 	unsigned w = tbits(t);
-	int s = t[0] == 's';
-	uint64_t code = build(o, t, imm, immv);
+	int s = t[0] == 's', f = t[0] == 'f';
+	uint64_t code = build(o, t, imm, immv, masked);
 	struct env_dispatch d = { code, args_va, simd, { N, 1, 1 }, { local, 1, 1 } };
 	uint32_t err;
 
@@ -258,6 +278,8 @@ static int run_one(const struct opdesc *o, const char *t, int imm, long long imm
 
 		if (imm == 2)	/* a 64-bit value */
 			b = (uint64_t)immv;
+		else if (imm && f && w == 64)	/* f64: imm32 is the high half */
+			b = zx((uint64_t)immv, 32) << 32;
 		else if (imm)	/* the immediate, extended by the operand's type */
 			b = o->shift ? (uint32_t)immv : s ? sx((uint64_t)immv, 32) : zx((uint64_t)immv, 32);
 		if (o->shift)
@@ -266,12 +288,14 @@ static int run_one(const struct opdesc *o, const char *t, int imm, long long imm
 		/* 8/16-bit results are zero- or sign-extended in their register. */
 		if (!o->cmp && w < 32 && s)
 			want = sx(want, w);
+		if (masked && !ACTIVE(i))
+			want = SENTINEL;
 		/* A 32-bit store leaves the upper half of the slot untouched. */
 		got = ow == 64 ? out[i] : out[i] & 0xffffffff;
 		want = ow == 64 ? want : want & 0xffffffff;
 		if (got != want) {
-			CHECK(0, "%s.%s%s simd %u item %d: a=0x%llx b=0x%llx c=0x%llx got 0x%llx want 0x%llx",
-			      o->name, t, imm ? " imm" : "", simd, i, (unsigned long long)a,
+			CHECK(0, "%s.%s%s%s simd %u item %d: a=0x%llx b=0x%llx c=0x%llx got 0x%llx want 0x%llx",
+			      o->name, t, imm ? " imm" : "", masked ? " masked" : "", simd, i, (unsigned long long)a,
 			      (unsigned long long)b, (unsigned long long)c, (unsigned long long)got,
 			      (unsigned long long)want);
 			return -1;
@@ -279,6 +303,7 @@ static int run_one(const struct opdesc *o, const char *t, int imm, long long imm
 	}
 	for (int i = N; i < N + 16; i++)
 		CHECK(out[i] == 0xa5a5a5a5a5a5a5a5ull, "%s.%s: store past the end", o->name, t);
+	cov_checked(opline, simd);
 	return 0;
 }
 
@@ -293,19 +318,19 @@ static void t_op(void)
 					 0x00000000ffffffffull, 0x8000000000000000ull,
 					 0xffffffffffffffffull, 0x7fffffffffffffffull, 5 };
 
-	for (int ti = 0; ti < 8; ti++) {
-		for (int si = 0; si < 3; si++)
-			if (run_one(cur_op, types[ti], 0, 0, simds[si], locals[si]))
+	for (int ti = 0; ti < (cur_op->flt ? 11 : 8); ti++) {
+		for (int si = 0; si < 6; si++)
+			if (run_one(cur_op, types[ti], 0, 0, simds[si % 3], locals[si % 3], si >= 3))
 				break;
 		if (cur_op->nsrc == 2 || !strcmp(cur_op->name, "mov"))
 			for (unsigned k = 0; k < sizeof(imms) / sizeof(imms[0]); k++)
-				if (run_one(cur_op, types[ti], 1, imms[k], 16, 48))
+				if (run_one(cur_op, types[ti], 1, imms[k], 16, 48, 0))
 					break;
 		/* 64-bit values: imm32 when it can express them, else a literal word. */
 		if ((cur_op->nsrc == 2 || !strcmp(cur_op->name, "mov")) && !cur_op->shift &&
 		    types[ti][1] == '6')
 			for (unsigned k = 0; k < sizeof(wide) / sizeof(wide[0]); k++)
-				if (run_one(cur_op, types[ti], 2, (long long)wide[k], 8 << (k % 3), 40))
+				if (run_one(cur_op, types[ti], 2, (long long)wide[k], 8 << (k % 3), 40, 0))
 					break;
 	}
 }
@@ -316,11 +341,12 @@ static const unsigned ibits[] = { 8, 8, 16, 16, 32, 32, 64, 64 };
 static void t_cvt(void)
 {
 	for (int dt = 0; dt < 8; dt++)
-	for (int st = 0; st < 8; st++) {
+	for (int st = 0; st < 8; st++)
+	for (unsigned simd = 8; simd <= 32; simd *= 2) {
 		char src[1024];
 		uint64_t code;
-		unsigned simd = 8 << ((dt + st) % 3);
 		struct env_dispatch d;
+		int ok = 1;
 
 		snprintf(src, sizeof(src),
 			 "\ts2r.u64 r0, sr.args\n"
@@ -351,11 +377,16 @@ static void t_cvt(void)
 			else
 				want = zx(itypes[dt][0] == 's' ? sx(v, ibits[dt]) : zx(v, ibits[dt]), 32);
 			if (out[i] != want) {
-				CHECK(0, "cvt.%s.%s 0x%llx: got 0x%llx want 0x%llx", itypes[dt], itypes[st],
-				      (unsigned long long)a, (unsigned long long)out[i],
+				CHECK(0, "cvt.%s.%s simd %u 0x%llx: got 0x%llx want 0x%llx", itypes[dt],
+				      itypes[st], simd, (unsigned long long)a, (unsigned long long)out[i],
 				      (unsigned long long)want);
+				ok = 0;
 				break;
 			}
+		}
+		if (ok) {
+			snprintf(src, sizeof(src), "cvt.%s.%s r24, r20", itypes[dt], itypes[st]);
+			cov_checked(src, simd);
 		}
 	}
 }
@@ -367,7 +398,8 @@ static void t_ld_st(void)
 	uint8_t *buf;
 	uint64_t buf_va = env_buf(E, 3 * 4096, WEFT_PTE_VALID | WEFT_PTE_WRITE, (void **)&buf);
 
-	for (int k = 0; k < 8; k++) {
+	for (int k = 0; k < 8; k++)
+	for (unsigned simd = 8; simd <= 32; simd *= 2) {
 		char src[1024];
 		unsigned sz = ibits[k] / 8;
 		struct env_dispatch d;
@@ -388,7 +420,7 @@ static void t_ld_st(void)
 			 "\tend\n", lt[k], lt[k]);
 		code = env_code(E, src);
 		args[4] = buf_va + 4093 - 64 + 8;
-		d = (struct env_dispatch){ code, args_va, 8 << (k % 3), { 40, 1, 1 }, { 40, 1, 1 } };
+		d = (struct env_dispatch){ code, args_va, simd, { 40, 1, 1 }, { 40, 1, 1 } };
 		{
 			uint8_t ref[3 * 4096];
 
@@ -419,7 +451,7 @@ static void t_ld_st(void)
 		code = env_code(E, src);
 		memset(buf, 0x80, 16);
 		args[4] = buf_va;
-		d = (struct env_dispatch){ code, args_va, 8, { 1, 1, 1 }, { 1, 1, 1 } };
+		d = (struct env_dispatch){ code, args_va, simd, { 1, 1, 1 }, { 1, 1, 1 } };
 		CHECK_EQ(env_dispatch(E, 1, &d), 0);
 		{
 			uint64_t raw = 0x8080808080808080ull, want;
@@ -431,6 +463,11 @@ static void t_ld_st(void)
 				       zx(lt[k][0] == 's' ? sx(raw, ibits[k]) : zx(raw, ibits[k]), 32);
 			CHECK(out[0] == want, "ld.global.%s extension: got 0x%llx want 0x%llx", lt[k],
 			      (unsigned long long)out[0], (unsigned long long)want);
+		}
+		if (!h_failed()) {
+			snprintf(src, sizeof(src), "ld.global.%s r20, [r2+0]\nst.global.%s [r2+0], r20\n",
+				 lt[k], lt[k]);
+			cov_checked(src, simd);
 		}
 	}
 }
