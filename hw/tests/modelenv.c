@@ -186,8 +186,14 @@ uint64_t env_code(struct env *e, const char *src)
 uint32_t env_dispatch(struct env *e, unsigned q, const struct env_dispatch *d)
 {
 	uint32_t *b;
-	uint64_t va = env_buf(e, 4096, WEFT_PTE_VALID, (void **)&b);
+	uint64_t va;
 	static uint64_t seq = 1;
+
+	/* The device is idle between dispatches: one batch page serves them all. */
+	if (!e->batch)
+		e->batch_va = env_buf(e, 4096, WEFT_PTE_VALID, (void **)&e->batch);
+	b = e->batch;
+	va = e->batch_va;
 
 	unsigned n = d->scratch ? WEFT_CMD_DISPATCH_SCRATCH_LEN : WEFT_CMD_DISPATCH_LEN;
 

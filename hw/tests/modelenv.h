@@ -20,7 +20,7 @@
  */
 #define CMD(op, len)	WEFT_CMD_HEADER((uint32_t)(op), (uint32_t)(len))
 
-#define ENV_MEM_SIZE	(64u << 20)
+#define ENV_MEM_SIZE	(256u << 20)
 #define ENV_RING_SIZE	4096
 
 struct env {
@@ -35,6 +35,8 @@ struct env {
 	uint64_t next_va;
 	atomic_uint irqs;
 	struct weft_model *m;
+	uint64_t batch_va;		/* env_dispatch's batch page, reused */
+	uint32_t *batch;
 };
 
 struct env *env_create(unsigned threads, uint64_t watchdog);

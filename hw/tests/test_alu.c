@@ -177,7 +177,9 @@ static const struct opdesc ops[] = {
 
 #define SENTINEL 0x5a5a5a5a5a5a5a5aull
 /* Items whose lanes run the instruction when it is inside the if (masked). */
-#define ACTIVE(i) (((i) & 5) != 0)	/* the "and.u32 r41, r40, 5" in build() */
+#define ACTIVE(i) (((i) & 5) != 0)
+#define MASK_IF "\ts2r.u32 r40, sr.global_id.x\n\tand.u32 r41, r40, 5\n\tif r41, x\n"
+#define MASK_ENDIF "x:\tendif\n"
 
 /* The instruction under test of the last build(). */
 static char opline[128];
@@ -231,8 +233,7 @@ static uint64_t build(const struct opdesc *o, const char *t, int imm, long long 
 		 "\tend\n", ld, o->shift ? "u32" : ld,
 		 o->cmp || o->shift == 2 || !strcmp(o->name, "sel") ? "u32" : ld,
 		 masked ? SENTINEL : 0,
-		 masked ? "\ts2r.u32 r40, sr.global_id.x\n\tand.u32 r41, r40, 5\n\tif r41, x\n" : "",
-		 opline, masked ? "x:\tendif\n" : "", st);
+		 masked ? MASK_IF : "", opline, masked ? MASK_ENDIF : "", st);
 	return env_code(E, src);
 }
 
@@ -342,9 +343,10 @@ static void t_cvt(void)
 {
 	for (int dt = 0; dt < 8; dt++)
 	for (int st = 0; st < 8; st++)
-	for (unsigned simd = 8; simd <= 32; simd *= 2) {
+	for (unsigned simd = 8; simd <= 32; simd *= 2)
+	for (int masked = 0; masked < 2; masked++) {
 		char src[1024];
-		uint64_t code;
+		uint64_t code, preset = masked ? SENTINEL : 0;
 		struct env_dispatch d;
 		int ok = 1;
 
@@ -358,10 +360,13 @@ static void t_cvt(void)
 			 "\tadd.u64 r12, r2, r10\n"
 			 "\tadd.u64 r16, r6, r10\n"
 			 "\tld.global.u64 r20, [r12+0]\n"
-			 "\tmov.u64 r24, 0\n"
+			 "\tmov.u64 r24, 0x%016llx\n"
+			 "%s"
 			 "\tcvt.%s.%s r24, r20\n"
+			 "%s"
 			 "\tst.global.u64 [r16+0], r24\n"
-			 "\tend\n", itypes[dt], itypes[st]);
+			 "\tend\n", (unsigned long long)preset, masked ? MASK_IF : "", itypes[dt], itypes[st],
+			 masked ? MASK_ENDIF : "");
 		code = env_code(E, src);
 		d = (struct env_dispatch){ code, args_va, simd, { N, 1, 1 }, { 37, 1, 1 } };
 		CHECK_EQ(env_dispatch(E, 0, &d), 0);
@@ -376,9 +381,14 @@ static void t_cvt(void)
 				want = zx(v, 32);
 			else
 				want = zx(itypes[dt][0] == 's' ? sx(v, ibits[dt]) : zx(v, ibits[dt]), 32);
+			if (ibits[dt] < 64)	/* the high register keeps its value */
+				want |= preset & ~0xffffffffull;
+			if (masked && !ACTIVE(i))
+				want = SENTINEL;
 			if (out[i] != want) {
-				CHECK(0, "cvt.%s.%s simd %u 0x%llx: got 0x%llx want 0x%llx", itypes[dt],
-				      itypes[st], simd, (unsigned long long)a, (unsigned long long)out[i],
+				CHECK(0, "cvt.%s.%s simd %u%s 0x%llx: got 0x%llx want 0x%llx", itypes[dt],
+				      itypes[st], simd, masked ? " masked" : "", (unsigned long long)a,
+				      (unsigned long long)out[i],
 				      (unsigned long long)want);
 				ok = 0;
 				break;

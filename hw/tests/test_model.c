@@ -545,6 +545,121 @@ static void t_mmu_faults(void)
 	CHECK_EQ(env_dispatch(e, 0, &d), 0);
 }
 
+/*
+ * Every kind of memory instruction against the MMU: at an unmapped VA
+ * (not present), on a read-only page (stores and atomics: a permission
+ * fault that writes nothing; loads succeed), across the end of a mapping
+ * (the first byte of the unmapped page), and from inactive lanes only
+ * (no access, no fault).  r2 holds the address in every lane, r4.. data.
+ */
+static const struct mmu_form {
+	const char *insn;
+	int write;		/* 0: READ, 1: WRITE, 2: an atomic (READ or WRITE when not present) */
+	unsigned bytes;		/* bytes a lane accesses (0: a block, not run across a page end) */
+} mmu_forms[] = {
+	{ "ld.global.u32 r4, [r2+0]", 0, 4 },
+	{ "ld.global.s16 r4, [r2+0]", 0, 2 },
+	{ "ld.global.u64 r4, [r2+0]", 0, 8 },
+	{ "st.global.u8 [r2+0], r4", 1, 1 },
+	{ "st.global.u64 [r2+0], r4", 1, 8 },
+	{ "ld.global.v2.u64 r4, [r2+0]", 0, 16 },
+	{ "ld.global.v4.u32 r4, [r2+0]", 0, 16 },
+	{ "st.global.v2.u32 [r2+0], r4", 1, 8 },
+	{ "st.global.v4.u64 [r2+0], r4", 1, 32 },
+	{ "atom.global.add.u32 r4, [r2], r6", 2, 4 },
+	{ "atom.global.cmpxchg.u64 r4, [r2], r6, r8", 2, 8 },
+	{ "atom.global.inc.s32 r4, [r2]", 2, 4 },
+	{ "atom.global.fadd.f64 r4, [r2], r6", 2, 8 },
+	{ "ld.block4.u32 r4, [r2+0]", 0, 0 },
+	{ "st.block2.u16 [r2+0], r4", 1, 0 },
+};
+
+static uint32_t mmu_run(struct env *e, uint64_t args_va, const char *insn, unsigned simd,
+			int only_lane0)
+{
+	char src[1024];
+	struct env_dispatch d = { 0, args_va, simd, { 2 * simd + 3, 1, 1 }, { 2 * simd + 3, 1, 1 } };
+
+	/* args[0]: the address; args[1]: a harmless one for the inactive-lanes case */
+	snprintf(src, sizeof(src),
+		 "\ts2r.u64 r0, sr.args\n"
+		 "\tld.global.u64 r2, [r0+0]\n"
+		 "\tld.global.u64 r10, [r0+8]\n"
+		 "\tmov.u64 r4, 0x0102030405060708\n\tmov.u64 r6, 1\n\tmov.u64 r8, 2\n"
+		 "\ts2r.u32 r12, sr.lane_id\n"
+		 "\tset.eq.u32 r13, r12, 0\n"
+		 "\tmov.u32 r14, 1\n"
+		 "\tmov.u32 r15, %d\n"
+		 "\tif r15, y\n"		/* only lane 0 active, with the harmless address */
+		 "\tsel.u64 r2, r10, r2, r13\n"
+		 "\tmov.u32 r14, r13\n"
+		 "y:\tendif\n"
+		 "\tif r14, x\n"
+		 "\t%s\n"
+		 "x:\tendif\n"
+		 "\tend\n", only_lane0, insn);
+	d.code_va = env_code(e, src);
+	return env_dispatch(e, 3, &d);
+}
+
+static void t_mmu_forms(void)
+{
+	struct env *e = fresh(0);
+	uint64_t *args, args_va = env_buf(e, 4096, WEFT_PTE_VALID, (void **)&args);
+	uint8_t *ro, *rw, ro_copy[4096];
+	uint64_t ro_va = env_buf(e, 4096, WEFT_PTE_VALID, (void **)&ro);
+	uint64_t rw_va = env_buf(e, 4096, WEFT_PTE_VALID | WEFT_PTE_WRITE, (void **)&rw);
+	uint32_t seq = env_reg(e, WEFT_REG_FAULT_SEQ);
+
+	for (unsigned i = 0; i < 4096; i++)
+		ro[i] = (uint8_t)(i * 7 + 1);
+	memcpy(ro_copy, ro, sizeof(ro_copy));
+	args[1] = rw_va + 64;
+	for (unsigned k = 0; k < sizeof(mmu_forms) / sizeof(mmu_forms[0]); k++)
+	for (unsigned si = 0; si < 3; si++) {
+		const struct mmu_form *f = &mmu_forms[k];
+		unsigned simd = 8 << si;
+		/* 0: unmapped, 1: read-only, 2: across the end of rw, 3: inactive lanes only */
+		for (unsigned sc = 0; sc < 4; sc++) {
+			uint64_t addr = sc == 0 ? 0x100000000000ull + 0x40 : sc == 1 ? ro_va + 32 :
+					sc == 2 ? rw_va + 4096 - f->bytes / 2 : 0x100000000000ull;
+			int fault = sc == 0 || sc == 2 || (sc == 1 && f->write);
+			uint32_t err, info, want_info;
+
+			if (sc == 2 && (f->bytes < 2 || f->write == 2))
+				continue;	/* atomics are aligned: they never cross a page */
+			args[0] = addr;
+			err = mmu_run(e, args_va, f->insn, simd, sc == 3);
+			if (!fault) {
+				CHECK(err == 0, "'%s' simd %u case %u: error %u", f->insn, simd, sc, err);
+				continue;
+			}
+			info = env_reg(e, WEFT_REG_FAULT_INFO);
+			want_info = (sc == 1 ? WEFT_FAULT_PERMISSION : WEFT_FAULT_NOT_PRESENT) |
+				    3 << WEFT_FAULT_QUEUE_SHIFT |
+				    (f->write == 1 || sc == 1 ? WEFT_FAULT_ACCESS_WRITE : WEFT_FAULT_ACCESS_READ);
+			CHECK(err == WEFT_QERR_MMU_FAULT, "'%s' simd %u case %u: error %u", f->insn, simd,
+			      sc, err);
+			CHECK(env_reg(e, WEFT_REG_FAULT_SEQ) == ++seq, "'%s' simd %u case %u: no fault recorded",
+			      f->insn, simd, sc);
+			CHECK(fault_addr(e) == (sc == 2 ? rw_va + 4096 : addr),
+			      "'%s' simd %u case %u: fault address 0x%llx", f->insn, simd, sc,
+			      (unsigned long long)fault_addr(e));
+			if (f->write == 2 && sc != 1)	/* an atomic on nothing: READ or WRITE */
+				want_info = (want_info & ~WEFT_FAULT_ACCESS_MASK) |
+					    (info & WEFT_FAULT_ACCESS_MASK & 1);
+			CHECK(info == want_info, "'%s' simd %u case %u: info 0x%x want 0x%x", f->insn, simd,
+			      sc, info, want_info);
+			CHECK(!memcmp(ro, ro_copy, sizeof(ro_copy)), "'%s' simd %u: read-only page written",
+			      f->insn, simd);
+			env_wreg(e, WEFT_REG_FAULT_ACK, seq);
+			env_reset_queue(e, 3);
+		}
+	}
+	/* The other queues were never disturbed. */
+	CHECK_EQ(mmu_run(e, args_va, "nop", 8, 0), 0);
+}
+
 static void t_bad_instruction(void)
 {
 	struct env *e = fresh(0);
@@ -895,6 +1010,8 @@ int main(void)
 	h_run("exec: watchdog", t_watchdog);
 	h_run("exec: 64-bit literal word across a page boundary", t_literal_fetch);
 	h_run("mmu: faults, fault block, FAULT_ACK", t_mmu_faults);
+	h_run("mmu: every kind of load, store and atomic: not present, read-only, page end, inactive lanes",
+	      t_mmu_forms);
 	h_run("reset: queue reset and DRIVER_READY=0 abort a running dispatch; queues run independently",
 	      t_reset_running_dispatch);
 	h_run("robustness: random batches and code", t_fuzz);
