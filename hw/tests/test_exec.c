@@ -1019,22 +1019,33 @@ static void t_image(void)
 
 		if (n > 1)
 			snprintf(sfx, sizeof(sfx), "%u", n);
-		for (unsigned o = 0; o < 4; o++) {
-			int x = org[o][0], y = org[o][1];
+		/* then again in divergent code: lanes with lane & 5 == 0 inactive (and their x far out) */
+		for (unsigned o = 0; o < 8; o++) {
+			int x = org[o % 4][0], y = org[o % 4][1], masked = o >= 4;
 
 			snprintf(src, sizeof(src),
 				 "\ts2r.u64 r0, sr.args\n"
 				 "\tld.global.u64 r2, [r0+16]\n"	/* descriptor */
 				 "\tld.global.u64 r4, [r0+8]\n"	/* out */
 				 "\tmov.s32 r6, %d\n\tmov.s32 r7, %d\n"
+				 "\ts2r.u32 r9, sr.lane_id\n"
+				 "\t%s.u32 r10, r9, %d\n"		/* all lanes: or 1; masked: and 5 */
+				 "\tmov.u32 r11, 0x40000000\n"
+				 "\tsel.u32 r6, r6, r11, r10\n"
+				 "\tmov.u64 r100, 0xeeeeeeeeeeeeeeee\n\tmov.u64 r102, r100\n"
+				 "\tmov.u64 r104, r100\n\tmov.u64 r106, r100\n"
+				 "\tif r10, a\n"
 				 "\tld.img%s.%s r100, [r2], r6\n"
+				 "a:\tendif\n"
 				 "\ts2r.u64 r8, sr.lane_id\n"
 				 "\tshl.u64 r8, r8, 6\n"
 				 "\tadd.u64 r8, r4, r8\n"
 				 "%s"
 				 "\tadd.s32 r7, r7, 1\n"	/* write the block one row lower */
+				 "\tif r10, b\n"
 				 "\tst.img%s.%s [r2], r6, r100\n"
-				 "\tend\n", x, y, sfx, ty[ti],
+				 "b:\tendif\n"
+				 "\tend\n", x, y, masked ? "and" : "or", masked ? 5 : 1, sfx, ty[ti],
 				 n == 1 ? "\tst.global.u32 [r8+0], r100\n" :
 				 n == 2 ? "\tst.global.u32 [r8+0], r100\n\tst.global.u32 [r8+4], r101\n" :
 				 n == 4 ? "\tst.global.v4.u32 [r8+0], r100\n" :
@@ -1060,11 +1071,13 @@ static void t_image(void)
 					int inside = xx >= 0 && xx + (int)size <= 40 && yy >= 0 && yy < 6;
 					uint32_t want = 0, got = ((uint32_t *)out)[k * 16 + i];
 
-					if (inside)
+					if (masked && !(k & 5))
+						want = 0xeeeeeeee;
+					else if (inside)
 						memcpy(&want, before + yy * 64 + xx, size);
 					if (got != want) {
-						CHECK(0, "ld.img%u.%s simd %u (%d,%d) lane %u row %u: 0x%x want 0x%x",
-						      n, ty[ti], simd, x, y, k, i, got, want);
+						CHECK(0, "ld.img%u.%s simd %u%s (%d,%d) lane %u row %u: 0x%x want 0x%x",
+						      n, ty[ti], simd, masked ? " masked" : "", x, y, k, i, got, want);
 						goto next;
 					}
 				}
@@ -1075,11 +1088,12 @@ static void t_image(void)
 					int inside = xx >= 0 && xx + (int)size <= 40 && yy >= 0 && yy < 6;
 					uint32_t v = ((uint32_t *)out)[k * 16 + i];
 
-					if (inside)
+					if (inside && !(masked && !(k & 5)))
 						memcpy(before + yy * 64 + xx, &v, size);
 				}
 				if (memcmp(before, img, sizeof(before))) {
-					CHECK(0, "st.img%u.%s simd %u (%d,%d): image differs", n, ty[ti], simd, x, y);
+					CHECK(0, "st.img%u.%s simd %u%s (%d,%d): image differs", n, ty[ti], simd,
+					      masked ? " masked" : "", x, y);
 					goto next;
 				}
 			}
@@ -1174,6 +1188,18 @@ static uint64_t fnan(double d, unsigned bits, unsigned k)
 	if (!isnan(d))
 		return fbits(d, bits);
 	return fbits(INFINITY, bits) | (k & 1 ? sign : 0) | (k & 2 ? quiet : 1);
+}
+
+/* What is wrong with an arithmetic result register (low 32 bits for f16/f32), or NULL. */
+static const char *fresult_bad(uint64_t got, unsigned bits)
+{
+	uint64_t quiet = 1ull << (bits == 16 ? 9 : bits == 32 ? 22 : 51);
+
+	if (bits == 16 && (got >> 16))
+		return "the high half of an f16 register is not 0";
+	if (isnan(fval(got, bits)) && !(got & quiet))
+		return "a signalling NaN (NaN results are quiet)";
+	return NULL;
 }
 
 static double fref1(const char *op, double a, unsigned bits)
@@ -1324,6 +1350,12 @@ static void t_float_alu(void)
 					if (k >= 8)
 						tol = 1;	/* transcendentals: 1 ulp */
 				}
+				if (kind != 2 && k >= 2 && k != 19 && fresult_bad(got, bits)) {
+					CHECK(0, "%s simd %u a=0x%llx b=0x%llx: result 0x%llx: %s", line,
+					      simds[wi % 3], (unsigned long long)in[i], (unsigned long long)in2[i],
+					      (unsigned long long)got, fresult_bad(got, bits));
+					break;
+				}
 				if (kind == 2 || tol == ~0u ? got != want : ulps(got, want, bits) > tol) {
 					CHECK(0, "%s simd %u%s a=%g b=%g c=%g (0x%llx 0x%llx): got 0x%llx want 0x%llx",
 					      line, simds[wi % 3], masked ? " masked" : "", a, b, c,
@@ -1447,13 +1479,21 @@ static void t_cvt_round(void)
 		if (s->kind != 'f') {
 			static const uint64_t ie[] = { 0, 1, 2, 0x7f, 0x80, 0xff, 0x7fff, 0x8000, 0xffff,
 				0x7fffffff, 0x80000000, 0xffffffff, 0x1000001, 0xffffff7f, 0x7ffffffffffffdff,
-				0x8000000000000001ull, 0xffffffffffffffffull, 0x20000000000003ull, 0x801, 0xfff };
+				0x8000000000000001ull, 0xffffffffffffffffull, 0x20000000000003ull, 0x801, 0xfff,
+				/* just above a tie of f32 that a double intermediate would round to the tie */
+				0x8000008000000001ull, 0x4000004000000001ull, 0xffffff7fffffffffull };
 			n = 0;
 			for (unsigned i = 0; i < sizeof(ie) / sizeof(ie[0]); i++)
 				in[n++] = ie[i];
 			for (unsigned i = 0; i < 20; i++)
 				in[n++] = rnd64() >> (rnd64() % 64);
 		} else {
+			/* just above ties of f16 / f32 (normal and subnormal), the f16 overflow edge */
+			static const double ties[] = { 1 + 0x1p-11 + 0x1p-40, 1 + 0x1p-24 + 0x1p-50,
+				0x1p-25 + 0x1p-40, 0x1p-150 + 0x1p-170, 65519.99, -(1 + 0x1p-11 + 0x1p-40) };
+
+			for (unsigned i = 0; i < sizeof(ties) / sizeof(ties[0]); i++)
+				in[n++] = fbits(ties[i], s->bits);
 			for (unsigned i = 0; i < 20; i++)
 				in[n++] = fbits((double)(int64_t)rnd64() / (double)(1ull << (rnd64() % 62)), s->bits);
 		}
@@ -1478,6 +1518,11 @@ static void t_cvt_round(void)
 				if (masked && !(i & 5)) {	/* inactive: r24:r25 untouched */
 					want = SENT;
 					b = 64;
+				} else if (d->kind == 'f' && fresult_bad(d->bits == 64 ? got : (uint32_t)got, d->bits)) {
+					CHECK(0, "%s simd %u 0x%llx: result 0x%llx: %s", line, simds[wi % 3],
+					      (unsigned long long)in[i], (unsigned long long)got,
+					      fresult_bad(d->bits == 64 ? got : (uint32_t)got, d->bits));
+					return;
 				}
 				if (want == ~0ull && isnan(fval(got, d->bits)))
 					continue;
@@ -1884,6 +1929,112 @@ static void t_cf_uniform(void)
 	}
 }
 
+/*
+ * Block reads and writes in divergent code, every form and type of the
+ * table: the items with gid & 5 == 0 are inactive, and their base address
+ * is unmapped (the base is the first active lane's).  A read leaves the
+ * inactive lanes' registers alone; a write leaves their elements alone.
+ */
+static void block_masked_case(const char *name, unsigned t, unsigned simd)
+{
+	const struct weft_type_info *ti = &weft_isa_types[t];
+	const char *v = name + strlen("ld.block");
+	unsigned n = *v ? (unsigned)atoi(v) : 1, size = ti->bits / 8, l = 2 * simd + 5, g = 2 * l;
+	unsigned regs = size == 8 ? 2 : 1;
+	int st = name[0] == 's';
+	uint8_t *src8 = (uint8_t *)in, *dst8 = (uint8_t *)aux, *o8 = (uint8_t *)out;
+	char src[2048], line[64];
+
+	snprintf(line, sizeof(line), st ? "%s.%s [r8+0], r100" : "%s.%s r100, [r8+0]", name, ti->name);
+	snprintf(src, sizeof(src),
+		 "\ts2r.u64 r0, sr.args\n"
+		 "\tld.global.u64 r2, [r0+%u]\n"		/* in (read) or aux (write) */
+		 "\ts2r.u64 r6, sr.group_id.x\n"
+		 "\tmul.u64 r6, r6, 3\n"
+		 "\ts2r.u64 r8, sr.subgroup_id\n"
+		 "\tadd.u64 r6, r6, r8\n"
+		 "\tmul.u64 r6, r6, %u\n"
+		 "\tadd.u64 r8, r2, r6\n"			/* the sub-group's base */
+		 "\ts2r.u64 r10, sr.global_id.x\n"
+		 "\tshl.u64 r10, r10, 6\n"
+		 "\tld.global.u64 r12, [r0+8]\n"
+		 "\tadd.u64 r12, r12, r10\n"			/* &out[gid * 8] */
+		 "\tld.global.u64 r14, [r0+16]\n"
+		 "\tadd.u64 r14, r14, r10\n"			/* &in2[gid * 8]: data to write */
+		 "%s"
+		 "\ts2r.u32 r40, sr.global_id.x\n"
+		 "\tand.u32 r41, r40, 5\n"
+		 "\tmov.u64 r42, 0x7ff000000000\n"
+		 "\tsel.u64 r8, r8, r42, r41\n"		/* inactive lanes: an unmapped base */
+		 "\tif r41, x\n"
+		 "\t%s\n"
+		 "x:\tendif\n"
+		 "%s"
+		 "\tend\n", st ? 24 : 0, simd * n * size,
+		 st ? "\tld.global.v4.u64 r100, [r14+0]\n\tld.global.v4.u64 r108, [r14+32]\n" :
+		      "\tmov.u64 r100, 0xeeeeeeeeeeeeeeee\n\tmov.u64 r102, r100\n\tmov.u64 r104, r100\n"
+		      "\tmov.u64 r106, r100\n\tmov.u64 r108, r100\n\tmov.u64 r110, r100\n"
+		      "\tmov.u64 r112, r100\n\tmov.u64 r114, r100\n",
+		 line,
+		 st ? "" : "\tst.global.v4.u64 [r12+0], r100\n\tst.global.v4.u64 [r12+32], r108\n");
+	for (unsigned i = 0; i < NMAX; i++) {
+		in[i] = rnd64();
+		in2[i] = rnd64();
+	}
+	memset(aux, 0xee, NMAX * 8);
+	memset(out, 0, (size_t)g * 64);
+	CHECK_EQ(run(src, simd, g, l, 0, 0), 0);
+	for (unsigned grp = 0; grp < 2; grp++)
+	for (unsigned sg = 0; sg < 3; sg++)
+	for (unsigned k = 0; k < (sg < 2 ? simd : 5); k++) {
+		unsigned gid = grp * l + sg * simd + k;
+		size_t base = (size_t)(grp * 3 + sg) * simd * n * size;
+		int active = (gid & 5) != 0;
+
+		for (unsigned i = 0; i < n; i++) {
+			size_t mo = base + ((size_t)i * simd + k) * size;
+			const uint8_t *reg = st ? (const uint8_t *)in2 + (size_t)gid * 64 + i * regs * 4 :
+						  o8 + (size_t)gid * 64 + i * regs * 4;
+			uint8_t want[8];
+			int ok;
+
+			if (st) {
+				memset(want, 0xee, sizeof(want));
+				if (active)
+					memcpy(want, reg, size);
+				ok = !memcmp(dst8 + mo, want, size);
+			} else {
+				memset(want, 0xee, sizeof(want));
+				if (active) {
+					memset(want, 0, sizeof(want));
+					memcpy(want, src8 + mo, size);
+				}
+				ok = !memcmp(reg, want, regs * 4);
+			}
+			if (!ok) {
+				CHECK(0, "%s simd %u item %u (%s) element %u wrong", line, simd, gid,
+				      active ? "active" : "inactive", i);
+				return;
+			}
+		}
+	}
+	cov_checked(line, simd);
+}
+
+static void t_block_masked(void)
+{
+	for (unsigned op = 0; op < WEFT_ISA_OPCODE_COUNT; op++) {
+		const char *name = weft_isa_ops[op].name;
+
+		if (!name || (strncmp(name, "ld.block", 8) && strncmp(name, "st.block", 8)))
+			continue;
+		for (unsigned t = 1; t < WEFT_TYPE_COUNT; t++)
+			if (weft_isa_ops[op].types >> t & 1)
+				for (unsigned si = 0; si < 3; si++)
+					block_masked_case(name, t, simds[si]);
+	}
+}
+
 /* ---- robustness ---- */
 
 static void t_fuzz_valid(void)
@@ -2065,6 +2216,7 @@ int main(void)
 	h_run("atomics: every global and local atomic and type of the table, lane order, inactive lanes",
 	      t_atomics_all);
 	h_run("cf: bra, bra.all/none/any, nop, bar, fence.sg/wg/dev; partial sub-groups", t_cf_uniform);
+	h_run("block: every ld/st.block form and type in divergent code", t_block_masked);
 	h_run("robust: random valid programs of every class end with a defined error or none", t_fuzz_valid);
 	h_run("robust: a loop around a barrier meets the watchdog", t_barrier_loop_watchdog);
 	h_run("robust: a work-group size that wraps in 64 bits is BAD_DISPATCH", t_wg_size_wrap);
