@@ -1284,6 +1284,13 @@ static void t_float_alu(void)
 				      "leu", "gtu", "geu", "ord", "unord" };
 	static const char *ft[] = { "f16", "f32", "f64" };
 	static const unsigned fb[] = { 16, 32, 64 };
+	/* immediates: 1.5, -0, NaN, inf, the smallest denormal (f64: of the high half), -2.5 */
+#define NFIMM 6
+	static const uint32_t fimm[3][NFIMM] = {
+		{ 0x3e00, 0x8000, 0x7e00, 0x7c00, 0x0001, 0xc100 },
+		{ 0x3fc00000, 0x80000000, 0x7fc00000, 0x7f800000, 0x00000001, 0xc0200000 },
+		{ 0x3ff80000, 0x80000000, 0x7ff80000, 0x7ff00000, 0x00000001, 0xc0040000 },
+	};
 	unsigned n = NFE * NFE;
 
 	for (unsigned fi = 0; fi < 3; fi++) {
@@ -1295,15 +1302,20 @@ static void t_float_alu(void)
 			aux[i] = fbits(fedge[(i * 7) % NFE], bits);
 		}
 		for (unsigned k = 0; k < 13 + 7 + 14 + 1; k++)
-		for (unsigned wi = 0; wi < 6; wi++) {
-			char src[2048], line[96];
-			int masked = wi >= 3;	/* in an if: the items i & 5 == 0 inactive */
+		for (unsigned wi = 0; wi < 6 + NFIMM; wi++) {
+			char src[2048], line[96], b_text[16] = "r22";
+			int masked = wi >= 3 && wi < 6;	/* in an if: the items i & 5 == 0 inactive */
+			int imm = wi >= 6;		/* b is the immediate fimm[fi][wi - 6] */
 			const char *name;
 			int kind;	/* 0 unary, 1 binary, 2 compare, 3 fma */
 
+			if (imm && !((k >= 13 && k < 19) || (k >= 20 && k < 34)))
+				continue;	/* no rB|imm operand */
+			if (imm)
+				snprintf(b_text, sizeof(b_text), "0x%x", fimm[fi][wi - 6]);
 			if (k < 13) { kind = 0; name = un[k]; snprintf(line, sizeof(line), "%s.%s r24, r20", name, ft[fi]); }
-			else if (k < 20) { kind = 1; name = bin[k - 13]; snprintf(line, sizeof(line), "%s.%s r24, r20, r22", name, ft[fi]); }
-			else if (k < 34) { kind = 2; name = cmps[k - 20]; snprintf(line, sizeof(line), "fset.%s.%s r24, r20, r22", name, ft[fi]); }
+			else if (k < 20) { kind = 1; name = bin[k - 13]; snprintf(line, sizeof(line), "%s.%s r24, r20, %s", name, ft[fi], b_text); }
+			else if (k < 34) { kind = 2; name = cmps[k - 20]; snprintf(line, sizeof(line), "fset.%s.%s r24, r20, %s", name, ft[fi], b_text); }
 			else { kind = 3; name = "ffma"; snprintf(line, sizeof(line), "ffma.%s r24, r20, r22, r26", ft[fi]); }
 			snprintf(src, sizeof(src), PRO
 				 "\tld.global.u64 r26, [r0+24]\n"
@@ -1322,6 +1334,8 @@ static void t_float_alu(void)
 				uint64_t want, got = out[i], sign = 1ull << (bits - 1);
 				unsigned tol = 0;
 
+				if (imm)	/* f16 / f32: the bits; f64: the high half */
+					b = fval(bits == 64 ? (uint64_t)fimm[fi][wi - 6] << 32 : fimm[fi][wi - 6], bits);
 				if (masked && !(i & 5)) {
 					if (got != SENT) {
 						CHECK(0, "%s simd %u: inactive item %u written: 0x%llx", line,
@@ -1663,6 +1677,27 @@ static void mem_case(const char *sfx, unsigned t, unsigned simd)
 	cov_checked(line, simd);
 }
 
+/* A local or scratch access that ends at the size works; one element further is BAD_ACCESS. */
+static void mem_bounds(const char *sfx, unsigned t, unsigned simd)
+{
+	const struct weft_type_info *ti = &weft_isa_types[t];
+	const char *v = strchr(sfx, 'v');
+	unsigned sz = ti->bits / 8, nb = (v ? (unsigned)atoi(v + 1) : 1) * sz, size = 256;
+	int local = !strncmp(sfx, "local", 5);
+	char src[512];
+
+	for (unsigned k = 0; k < 4; k++) {
+		unsigned off = size - nb + (k & 1 ? sz : 0);
+		uint32_t err;
+
+		snprintf(src, sizeof(src), k & 2 ? "\tmov.u32 r1, %u\n\tst.%s.%s [r1+0], r4\n\tend\n" :
+			 "\tmov.u32 r1, %u\n\tld.%s.%s r4, [r1+0]\n\tend\n", off, sfx, ti->name);
+		err = run(src, simd, 2 * simd + 1, 2 * simd + 1, local ? size : 0, local ? 0 : size);
+		CHECK(err == (k & 1 ? WEFT_QERR_BAD_ACCESS : 0), "%s.%s.%s at %u of %u: error %u",
+		      k & 2 ? "st" : "ld", sfx, ti->name, off, size, err);
+	}
+}
+
 static void t_mem_forms(void)
 {
 	/* ld.X and st.X of the table: every X, every type both declare */
@@ -1681,8 +1716,11 @@ static void t_mem_forms(void)
 				continue;
 			for (unsigned t = 1; t < WEFT_TYPE_COUNT; t++)
 				if ((ld->types & st->types) >> t & 1)
-					for (unsigned si = 0; si < 3; si++)
+					for (unsigned si = 0; si < 3; si++) {
 						mem_case(ld->name + 3, t, simds[si]);
+						if (strncmp(ld->name, "ld.global", 9))
+							mem_bounds(ld->name + 3, t, simds[si]);
+					}
 		}
 	}
 }
@@ -1813,6 +1851,28 @@ static void atom_case(const char *name, unsigned t, unsigned simd)
 	cov_checked(line, simd);
 }
 
+/* An atomic at an aligned address works; half its size further is BAD_ACCESS. */
+static void atom_misaligned(const char *name, unsigned t, unsigned simd)
+{
+	const struct weft_type_info *ti = &weft_isa_types[t];
+	const char *op = strchr(name + 5, '.') + 1;
+	int local = !strncmp(name, "atom.local", 10);
+	int nsrc = !strcmp(op, "inc") || !strcmp(op, "dec") ? 0 : !strcmp(op, "cmpxchg") ? 2 : 1;
+
+	for (unsigned off = 0; off <= ti->bits / 16; off += ti->bits / 16) {
+		char setup[128], src[512];
+		uint32_t err;
+
+		snprintf(setup, sizeof(setup), local ? "\tmov.u32 r2, %u\n" :
+			 "\ts2r.u64 r0, sr.args\n\tld.global.u64 r2, [r0+24]\n\tadd.u64 r2, r2, %u\n", off);
+		snprintf(src, sizeof(src), "%s\t%s.%s r4, [r2]%s\n\tend\n", setup, name, ti->name,
+			 nsrc == 0 ? "" : nsrc == 1 ? ", r6" : ", r6, r8");
+		err = run(src, simd, simd, simd, 64, 0);
+		CHECK(err == (off ? WEFT_QERR_BAD_ACCESS : 0), "%s.%s %u bytes off: error %u", name,
+		      ti->name, off, err);
+	}
+}
+
 static void t_atomics_all(void)
 {
 	for (unsigned op = 0; op < WEFT_ISA_OPCODE_COUNT; op++) {
@@ -1822,8 +1882,11 @@ static void t_atomics_all(void)
 			continue;
 		for (unsigned t = 1; t < WEFT_TYPE_COUNT; t++)
 			if (oi->types >> t & 1)
-				for (unsigned si = 0; si < 3; si++)
+				for (unsigned si = 0; si < 3; si++) {
 					atom_case(oi->name, t, simds[si]);
+					if (si == t % 3)
+						atom_misaligned(oi->name, t, simds[si]);
+				}
 	}
 }
 
@@ -2209,11 +2272,12 @@ int main(void)
 	h_run("block: ld/st.block{,2,4,8} u8/u16/u32/u64, partial sub-groups", t_block);
 	h_run("image: ld/st.img{,2,4,8} u8/u16/u32 with out-of-bounds blocks", t_image);
 	h_run("scratch: private arrays across a barrier; out of range is BAD_ACCESS", t_scratch);
-	h_run("float: every f16/f32/f64 ALU op and compare on edge values", t_float_alu);
+	h_run("float: every f16/f32/f64 ALU op and compare on edge values, immediates, inactive lanes",
+	      t_float_alu);
 	h_run("float: cvt.{rte,rtz,rtp,rtn}[.sat] for all 121 type pairs", t_cvt_round);
-	h_run("mem: every ld/st form and type of the table, inactive lanes, partial sub-groups",
+	h_run("mem: every ld/st form and type of the table, inactive lanes, partial sub-groups, SLM/scratch bounds",
 	      t_mem_forms);
-	h_run("atomics: every global and local atomic and type of the table, lane order, inactive lanes",
+	h_run("atomics: every global and local atomic and type of the table, lane order, inactive lanes, alignment",
 	      t_atomics_all);
 	h_run("cf: bra, bra.all/none/any, nop, bar, fence.sg/wg/dev; partial sub-groups", t_cf_uniform);
 	h_run("block: every ld/st.block form and type in divergent code", t_block_masked);
