@@ -2118,6 +2118,168 @@ static void t_block_masked(void)
 	}
 }
 
+static void t_bar_divergent(void)
+{
+	/* Sub-group 0 of every group ends before the barrier; in the others only
+	 * the odd lanes are active at it (bar is the sub-group's as a whole).
+	 * Then every item adds the value of the item simd places further, or its
+	 * own where that is past the group. */
+	static const char *src = PRO
+		"\ts2r.u32 r40, sr.subgroup_id\n"
+		"\tset.eq.u32 r41, r40, 0\n"
+		"\tbra.any r41, done\n"
+		"\ts2r.u32 r42, sr.local_linear_id\n"
+		"\tshl.u32 r43, r42, 2\n"
+		"\tst.local.u32 [r43+0], r20\n"
+		"\tand.u32 r44, r42, 1\n"
+		"\tif r44, e\n"
+		"\tbar\n"
+		"e:\tendif\n"
+		"\ts2r.u32 r45, sr.max_subgroup_size\n"
+		"\tadd.u32 r45, r45, r42\n"
+		"\ts2r.u32 r46, sr.local_size.x\n"
+		"\tset.ge.u32 r47, r45, r46\n"
+		"\tsel.u32 r45, r42, r45, r47\n"
+		"\tshl.u32 r45, r45, 2\n"
+		"\tld.local.u32 r48, [r45+0]\n"
+		"\tadd.u32 r24, r20, r48\n"
+		"\tst.global.u32 [r12+0], r24\n"
+		"done:\tend\n";
+
+	for (unsigned si = 0; si < 3; si++) {
+		unsigned simd = simds[si], l = 3 * simd + 5, g = 3 * l - 4;
+
+		for (unsigned i = 0; i < g; i++)
+			in[i] = rnd64() & 0xffffff;
+		memset(out, 0, (size_t)g * 8);
+		CHECK_EQ(run(src, simd, g, l, 4 * l, 0), 0);
+		for (unsigned i = 0; i < g; i++) {
+			unsigned grp = i / l, ls = g - grp * l < l ? g - grp * l : l, lid = i % l;
+			unsigned nb = lid + simd < ls ? lid + simd : lid;
+			uint64_t want = lid < simd ? 0 : (uint32_t)(in[i] + in[grp * l + nb]);
+
+			if (out[i] != want) {
+				CHECK(0, "simd %u item %u: 0x%llx want 0x%llx", simd, i,
+				      (unsigned long long)out[i], (unsigned long long)want);
+				break;
+			}
+		}
+		if (!h_failed())
+			cov_checked("bar\n", simd);
+	}
+}
+
+/* ---- special registers ---- */
+
+/* The value of special register @name for the item at global index g[] (offset excluded). */
+static int sreg_ref(const char *name, const uint32_t *g, const uint32_t *G, const uint32_t *L,
+		    const uint32_t *off, unsigned simd, uint64_t *v)
+{
+	uint32_t grp[3], lid[3], ls[3], ng[3], n, lin;
+	int c = name[strlen(name) - 1] - 'x';
+
+	for (int i = 0; i < 3; i++) {
+		grp[i] = g[i] / L[i];
+		lid[i] = g[i] % L[i];
+		ls[i] = G[i] - grp[i] * L[i] < L[i] ? G[i] - grp[i] * L[i] : L[i];
+		ng[i] = (G[i] + L[i] - 1) / L[i];
+	}
+	n = ls[0] * ls[1] * ls[2];
+	lin = lid[0] + lid[1] * ls[0] + lid[2] * ls[0] * ls[1];
+	if (c < 0 || c > 2 || name[strlen(name) - 2] != '.')
+		c = -1;
+	if (!strcmp(name, "lane_id")) *v = lin % simd;
+	else if (!strcmp(name, "subgroup_id")) *v = lin / simd;
+	else if (!strcmp(name, "subgroup_size")) *v = n - lin / simd * simd < simd ? n - lin / simd * simd : simd;
+	else if (!strcmp(name, "num_subgroups")) *v = (n + simd - 1) / simd;
+	else if (!strcmp(name, "local_linear_id")) *v = lin;
+	else if (!strcmp(name, "max_subgroup_size")) *v = simd;
+	else if (!strcmp(name, "args")) *v = args_va;
+	else if (c >= 0 && !strncmp(name, "local_id.", 9)) *v = lid[c];
+	else if (c >= 0 && !strncmp(name, "group_id.", 9)) *v = grp[c];
+	else if (c >= 0 && !strncmp(name, "global_id.", 10)) *v = g[c] + off[c];
+	else if (c >= 0 && !strncmp(name, "local_size.", 11)) *v = ls[c];
+	else if (c >= 0 && !strncmp(name, "global_size.", 12)) *v = G[c];
+	else if (c >= 0 && !strncmp(name, "num_groups.", 11)) *v = ng[c];
+	else if (c >= 0 && !strncmp(name, "global_offset.", 14)) *v = off[c];
+	else if (c >= 0 && !strncmp(name, "enqueued_local_size.", 20)) *v = L[c];
+	else return 0;
+	return 1;
+}
+
+static void t_sregs(void)
+{
+	/* Every special register of the table, s2r.u32 and s2r.u64 (zero-extended), in a 3D
+	 * dispatch with a global offset, partial groups and partial sub-groups. */
+	static const uint32_t G[3] = { 7, 5, 3 }, L[3] = { 4, 3, 2 }, off[3] = { 1000, 20, 3 };
+	char src[8192], line[96];
+
+	for (unsigned w = 32; w <= 64; w += 32)
+	for (unsigned si = 0; si < 3; si++) {
+		unsigned simd = simds[si], len;
+		uint64_t code;
+		uint32_t err;
+
+		len = (unsigned)snprintf(src, sizeof(src),
+			"\ts2r.u64 r0, sr.args\n"
+			"\tld.global.u64 r2, [r0+8]\n"
+			"\ts2r.u32 r4, sr.global_id.x\n\tsub.u32 r4, r4, %u\n"
+			"\ts2r.u32 r5, sr.global_id.y\n\tsub.u32 r5, r5, %u\n"
+			"\ts2r.u32 r6, sr.global_id.z\n\tsub.u32 r6, r6, %u\n"
+			"\tmul.u32 r6, r6, %u\n\tadd.u32 r5, r5, r6\n"
+			"\tmul.u32 r5, r5, %u\n\tadd.u32 r4, r4, r5\n"
+			"\tcvt.u64.u32 r4, r4\n\tshl.u64 r4, r4, 8\n\tadd.u64 r2, r2, r4\n",
+			off[0], off[1], off[2], G[1], G[0]);
+		for (unsigned s = 0; s < WEFT_ISA_NUM_SREGS; s++) {
+			if (!weft_isa_sregs[s].name || (weft_isa_sregs[s].bits == 64 && w == 32))
+				continue;
+			snprintf(line, sizeof(line), "s2r.u%u r10, sr.%s", w, weft_isa_sregs[s].name);
+			len += (unsigned)snprintf(src + len, sizeof(src) - len,
+				"\tmov.u64 r10, 0x5a5a5a5a5a5a5a5a\n\t%s\n\tst.global.u64 [r2+%u], r10\n",
+				line, 8 * s);
+		}
+		snprintf(src + len, sizeof(src) - len, "\tend\n");
+		code = env_code(E, src);
+		{
+			struct env_dispatch d = { code, args_va, simd, { G[0], G[1], G[2] },
+						  { L[0], L[1], L[2] }, { off[0], off[1], off[2] } };
+
+			memset(out, 0, (size_t)G[0] * G[1] * G[2] * 256);
+			err = env_dispatch(E, 0, &d);
+			CHECK(err == 0, "simd %u: error %u", simd, err);
+			if (err)
+				env_reset_queue(E, 0);
+		}
+		for (uint32_t z = 0; z < G[2]; z++)
+		for (uint32_t y = 0; y < G[1]; y++)
+		for (uint32_t x = 0; x < G[0]; x++) {
+			const uint32_t g[3] = { x, y, z };
+			const uint64_t *o = out + 32 * (x + G[0] * (y + G[1] * z));
+
+			for (unsigned s = 0; s < WEFT_ISA_NUM_SREGS; s++) {
+				const char *name = weft_isa_sregs[s].name;
+				uint64_t want;
+
+				if (!name || (weft_isa_sregs[s].bits == 64 && w == 32))
+					continue;
+				if (!sreg_ref(name, g, G, L, off, simd, &want)) {
+					CHECK(0, "sr.%s: no reference in this test", name);
+					return;
+				}
+				if (w == 32)	/* a u32 s2r writes one register */
+					want = (uint32_t)want | 0x5a5a5a5a00000000ull;
+				if (o[s] != want) {
+					CHECK(0, "s2r.u%u sr.%s simd %u item %u,%u,%u: 0x%llx want 0x%llx", w, name,
+					      simd, x, y, z, (unsigned long long)o[s], (unsigned long long)want);
+					return;
+				}
+			}
+		}
+		snprintf(line, sizeof(line), "s2r.u%u r10, sr.lane_id", w);
+		cov_checked(line, simd);
+	}
+}
+
 /* ---- robustness ---- */
 
 static void t_fuzz_valid(void)
@@ -2301,6 +2463,9 @@ int main(void)
 	      t_atomics_all);
 	h_run("cf: bra, bra.all/none/any, nop, bar, fence.sg/wg/dev; partial sub-groups", t_cf_uniform);
 	h_run("block: every ld/st.block form and type in divergent code", t_block_masked);
+	h_run("bar: sub-groups that ended and a barrier in divergent code", t_bar_divergent);
+	h_run("s2r: every special register of the table, u32 and u64, 3D partial groups with an offset",
+	      t_sregs);
 	h_run("robust: random valid programs of every class end with a defined error or none", t_fuzz_valid);
 	h_run("robust: a loop around a barrier meets the watchdog", t_barrier_loop_watchdog);
 	h_run("robust: a work-group size that wraps in 64 bits is BAD_DISPATCH", t_wg_size_wrap);
