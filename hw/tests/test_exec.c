@@ -360,6 +360,7 @@ static int same(uint64_t got, uint64_t want, const struct tinfo *t)
 static unsigned g_nl;	/* lanes that exist in the sub-group being checked */
 static int g_immb = -1;	/* >= 0: the shuffle's b is this immediate */
 static int g_few;	/* xlane_case inputs: mostly one value (vote.eq) */
+static int g_wide_delta;	/* shfl.up2/down2: b ^ 0xfff00000, else b & 63 */
 
 /*
  * One cross-lane instruction on type t: lanes with in2 odd are active (an
@@ -481,7 +482,7 @@ static uint64_t ref_shfl(unsigned k, const uint64_t *a, const uint64_t *c, const
 	else if (!strcmp(op, "down")) j = (k + b[k]) & (simd - 1);
 	else if (!strcmp(op, "bcast")) j = b[first] % simd;
 	else if (!strcmp(op, "up2") || !strcmp(op, "down2")) {
-		uint32_t d = b[k] & 63;
+		uint32_t d = g_wide_delta ? b[k] ^ 0xfff00000 : b[k] & 63;	/* as the kernel */
 
 		j = op[0] == 'u' ? (int64_t)k - d : (int64_t)k + d;
 		if (j >= 0 && j < simd)
@@ -534,10 +535,10 @@ static void t_shuffle(void)
 		const char *tn = T[ti].name;
 
 		if (oi >= 4 && oi <= 5) {
-			if (form)
-				continue;
-			snprintf(line, sizeof(line), "and.u32 r28, r28, 63\n\tshfl.%s.%s r24, r20, r26, r28",
-				 ops[oi], tn);
+			/* deltas 0..63, then any u32 (mostly past both sources: 0) */
+			snprintf(line, sizeof(line), "%s\n\tshfl.%s.%s r24, r20, r26, r28",
+				 form ? "xor.u32 r28, r28, 0xfff00000" : "and.u32 r28, r28, 63", ops[oi], tn);
+			g_wide_delta = form;
 		} else if (form) {
 			/* an immediate: the reference sees b = 5 (bcast: 3) in every lane */
 			g_immb = oi == 6 ? 3 : 5;
@@ -553,6 +554,7 @@ static void t_shuffle(void)
 		/* 3 groups of 2 sub-groups + 3 lanes: partial sub-groups */
 		xlane_case(line, &T[ti], simd, 3 * (2 * simd + 3), 2 * simd + 3, ref_shfl, ops[oi]);
 		g_immb = -1;
+		g_wide_delta = 0;
 	}
 	g_exact = 0;
 }
