@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * The Weft MMU: a 4-level walk of the page tables in guest memory per TLB
- * miss.  Every table and page address is bounds-checked against guest
+ * miss, shortened to the last level by a page-walk cache of level-3 tables.  Every table and page address is bounds-checked against guest
  * memory; an entry pointing outside it reads as not present.
  */
 #include <string.h>
@@ -16,6 +16,7 @@ void weft_mmu_init(struct weft_mmu *mmu, uint8_t *mem, uint64_t mem_size, uint64
 	mmu->gen++;
 	if (!mmu->gen) {
 		memset(mmu->tlb, 0, sizeof(mmu->tlb));
+		memset(mmu->pwc, 0, sizeof(mmu->pwc));
 		mmu->gen = 1;
 	}
 }
@@ -27,32 +28,58 @@ static uint8_t *fault(struct weft_fault *f, uint64_t va, enum weft_access acc, b
 	return NULL;
 }
 
+/* The level-3 table covering @va (walking levels 0-2); NULL if not present. */
+static uint8_t *leaf_table(struct weft_mmu *mmu, uint64_t va)
+{
+	uint64_t region = va >> (WEFT_MMU_PAGE_SHIFT + WEFT_MMU_LEVEL_BITS);
+	struct weft_pwc_entry *c = &mmu->pwc[region % WEFT_PWC_SIZE];
+	uint64_t table = mmu->root & WEFT_PTE_ADDR_MASK;
+	uint8_t *t;
+
+	if (c->gen == mmu->gen && c->region == region)
+		return c->table;
+	for (int level = 0; level < WEFT_MMU_LEVELS - 1; level++) {
+		unsigned shift = WEFT_MMU_PAGE_SHIFT +
+				 (WEFT_MMU_LEVELS - 1 - level) * WEFT_MMU_LEVEL_BITS;
+		unsigned idx = (va >> shift) & (WEFT_MMU_ENTRIES - 1);
+		uint64_t pte;
+
+		t = weft_gpa(mmu->mem, mmu->mem_size, table, WEFT_MMU_PAGE_SIZE);
+		if (!t)
+			return NULL;
+		pte = __atomic_load_n((uint64_t *)(t + idx * 8), __ATOMIC_ACQUIRE);
+		if (!(pte & WEFT_PTE_VALID))
+			return NULL;
+		table = pte & WEFT_PTE_ADDR_MASK;
+	}
+	t = weft_gpa(mmu->mem, mmu->mem_size, table, WEFT_MMU_PAGE_SIZE);
+	if (t) {
+		c->region = region;
+		c->gen = mmu->gen;
+		c->table = t;
+	}
+	return t;
+}
+
 uint8_t *weft_mmu_translate(struct weft_mmu *mmu, uint64_t va, enum weft_access acc,
 			    struct weft_fault *f)
 {
 	uint64_t vpn = va >> WEFT_MMU_PAGE_SHIFT;
 	struct weft_tlb_entry *e = &mmu->tlb[vpn % WEFT_TLB_SIZE];
-	uint64_t table, pte = 0;
-	uint8_t *page;
+	uint64_t pte;
+	uint8_t *table, *page;
 
 	if (e->gen != mmu->gen || e->vpn != vpn) {
 		if (va >> WEFT_MMU_VA_BITS)
 			return fault(f, va, acc, false);
-		table = mmu->root & WEFT_PTE_ADDR_MASK;
-		for (int level = 0; level < WEFT_MMU_LEVELS; level++) {
-			unsigned shift = WEFT_MMU_PAGE_SHIFT +
-					 (WEFT_MMU_LEVELS - 1 - level) * WEFT_MMU_LEVEL_BITS;
-			unsigned idx = (va >> shift) & (WEFT_MMU_ENTRIES - 1);
-			uint8_t *t = weft_gpa(mmu->mem, mmu->mem_size, table, WEFT_MMU_PAGE_SIZE);
-
-			if (!t)
-				return fault(f, va, acc, false);
-			pte = __atomic_load_n((uint64_t *)(t + idx * 8), __ATOMIC_ACQUIRE);
-			if (!(pte & WEFT_PTE_VALID))
-				return fault(f, va, acc, false);
-			table = pte & WEFT_PTE_ADDR_MASK;
-		}
-		page = weft_gpa(mmu->mem, mmu->mem_size, table, WEFT_MMU_PAGE_SIZE);
+		table = leaf_table(mmu, va);
+		if (!table)
+			return fault(f, va, acc, false);
+		pte = __atomic_load_n((uint64_t *)(table + (vpn & (WEFT_MMU_ENTRIES - 1)) * 8),
+				      __ATOMIC_ACQUIRE);
+		if (!(pte & WEFT_PTE_VALID))
+			return fault(f, va, acc, false);
+		page = weft_gpa(mmu->mem, mmu->mem_size, pte & WEFT_PTE_ADDR_MASK, WEFT_MMU_PAGE_SIZE);
 		if (!page)
 			return fault(f, va, acc, false);
 		e->vpn = vpn;
