@@ -16,6 +16,10 @@
 #include "weft_isa_alu.h"
 #include "weft_model_priv.h"
 
+/* The handlers of the hot instruction classes are built into each per-width
+ * interpreter, so that their lane loops have a constant trip count. */
+#define HOT static inline __attribute__((always_inline))
+
 #define DC_SIZE		4096		/* decoded-instruction cache entries */
 #define NUM_ROWS	WEFT_NUM_REGS
 #define MAX_SLOTS	(WEFT_MODEL_MAX_WG_SIZE / 8)	/* sub-groups of a work-group */
@@ -71,7 +75,6 @@ struct weft_worker {
 	struct worker_slot slots[WEFT_MODEL_NUM_QUEUES];
 	uint64_t regs_job;		/* the job whose data the registers may hold */
 	uint64_t pending;		/* executed instructions not yet accounted */
-	unsigned rr;
 	uint32_t (*R)[WEFT_MAX_LANES];	/* the running sub-group's registers */
 	uint32_t M[WEFT_MAX_LANES];
 	/* Per-slot register files: a work-group's sub-groups that wait at a
@@ -93,6 +96,8 @@ struct weft_pool {
 	pthread_mutex_t lock;
 	pthread_cond_t work;
 	struct weft_job *jobs[WEFT_MODEL_NUM_QUEUES];
+	uint64_t pass[WEFT_MODEL_NUM_QUEUES];	/* see pick() */
+	uint64_t vtime;				/* the pass of the last pick */
 	uint64_t next_id;
 	bool quit;
 };
@@ -122,7 +127,8 @@ static int account(struct weft_job *j, uint64_t n)
 	return atomic_load_explicit(&j->abort, memory_order_relaxed) ? -1 : 0;
 }
 
-static const struct dc_entry *fetch(struct weft_worker *w, uint64_t pc)
+/* Decodes the instruction at @pc into its decode-cache entry. */
+static __attribute__((noinline)) const struct dc_entry *decode_at(struct weft_worker *w, uint64_t pc)
 {
 	struct worker_slot *ws = w->slot;
 	struct dc_entry *e = &ws->dc[(pc >> 3) & (DC_SIZE - 1)];
@@ -130,8 +136,6 @@ static const struct dc_entry *fetch(struct weft_worker *w, uint64_t pc)
 	uint64_t word[2];
 	size_t n = 1;
 
-	if (e->gen == ws->dc_gen && e->pc == pc)
-		return e;
 	if (weft_mmu_read(&ws->mmu, pc, &word[0], 8, WEFT_ACC_EXEC, &f) ||
 	    /* A literal word follows: fetch it too. */
 	    ((word[0] >> WEFT_ENC_LIT_SHIFT & 1) &&
@@ -148,6 +152,17 @@ static const struct dc_entry *fetch(struct weft_worker *w, uint64_t pc)
 	e->pc = pc;
 	e->gen = ws->dc_gen;
 	return e;
+}
+
+/* The decoded instruction at @pc: from the cache when it holds it. */
+static inline const struct dc_entry *fetch(struct weft_worker *w, const struct dc_entry *dc,
+					   uint64_t gen, uint64_t pc)
+{
+	const struct dc_entry *e = &dc[(pc >> 3) & (DC_SIZE - 1)];
+
+	if (__builtin_expect(e->pc == pc && e->gen == gen, 1))
+		return e;
+	return decode_at(w, pc);
 }
 
 /* Local ids of the sub-group's lanes: one division, then counting. */
@@ -402,7 +417,7 @@ static inline bool mem_block(struct weft_worker *w, const struct weft_inst *in, 
 	return false;	/* 8/16-bit: the per-lane path */
 }
 
-static int exec_mem(struct weft_worker *w, const struct weft_inst *in, bool store,
+HOT int exec_mem(struct weft_worker *w, const struct weft_inst *in, bool store,
 		    uint32_t (*R)[WEFT_MAX_LANES], const uint32_t *M, unsigned NL)
 {
 	unsigned bits = weft_isa_type_bits(in->t);
@@ -622,69 +637,99 @@ static uint64_t red_combine(unsigned op, unsigned t, uint64_t x, uint64_t y)
 	}
 }
 
-static void exec_xlane(const struct weft_inst *in, uint32_t (*R)[WEFT_MAX_LANES], uint32_t mask,
-		       unsigned NL)
+/* Source lane of each lane for a shuffle or broadcast (wrapping at @NL). */
+HOT void shuffle_sources(const struct weft_inst *in, uint32_t (*R)[WEFT_MAX_LANES],
+			 unsigned first, uint32_t *src, unsigned NL)
+{
+	const uint32_t *rb = R[in->b];
+	unsigned op = in->op;
+	uint32_t b = in->imm;
+
+	if (op == WEFT_OP_BCAST || (in->has_imm && op == WEFT_OP_SHFL_IDX)) {
+		b = in->has_imm ? b : rb[first];
+		for (unsigned l = 0; l < NL; l++)
+			src[l] = b & (NL - 1);
+	} else if (in->has_imm && op == WEFT_OP_SHFL_XOR) {
+		for (unsigned l = 0; l < NL; l++)
+			src[l] = (l ^ b) & (NL - 1);
+	} else if (in->has_imm) {
+		b = op == WEFT_OP_SHFL_UP ? 0u - b : b;
+		for (unsigned l = 0; l < NL; l++)
+			src[l] = (l + b) & (NL - 1);
+	} else if (op == WEFT_OP_SHFL_XOR) {
+		for (unsigned l = 0; l < NL; l++)
+			src[l] = (l ^ rb[l]) & (NL - 1);
+	} else if (op == WEFT_OP_SHFL_UP) {
+		for (unsigned l = 0; l < NL; l++)
+			src[l] = (l - rb[l]) & (NL - 1);
+	} else if (op == WEFT_OP_SHFL_DOWN) {
+		for (unsigned l = 0; l < NL; l++)
+			src[l] = (l + rb[l]) & (NL - 1);
+	} else {
+		for (unsigned l = 0; l < NL; l++)
+			src[l] = rb[l] & (NL - 1);
+	}
+}
+
+/* 32-bit integer add, min and max: reduce (kind 0), inclusive (1), exclusive (2) scan. */
+HOT void scan_int32(uint32_t *out, const uint32_t *ra, uint32_t mask, unsigned rop, bool sgn,
+		    unsigned kind, unsigned NL)
+{
+	uint32_t id = rop == RED_ADD ? 0 : rop == RED_MIN ? (sgn ? INT32_MAX : UINT32_MAX) :
+		      (sgn ? (uint32_t)INT32_MIN : 0);
+	uint32_t v[WEFT_MAX_LANES], acc = id;
+
+	/* Inactive lanes contribute the identity. */
+	for (unsigned l = 0; l < NL; l++)
+		v[l] = (mask >> l) & 1 ? ra[l] : id;
+	for (unsigned l = 0; l < NL; l++) {
+		uint32_t x = v[l];
+
+		if (kind == 2)
+			out[l] = acc;
+		if (rop == RED_ADD)
+			acc += x;
+		else if (sgn)
+			acc = (rop == RED_MIN) == ((int32_t)x < (int32_t)acc) ? x : acc;
+		else
+			acc = (rop == RED_MIN) == (x < acc) ? x : acc;
+		if (kind == 1)
+			out[l] = acc;
+	}
+	if (kind == 0)
+		for (unsigned l = 0; l < NL; l++)
+			out[l] = acc;
+}
+
+HOT void exec_xlane(const struct weft_inst *in, uint32_t (*R)[WEFT_MAX_LANES], const uint32_t *M,
+		    uint32_t mask, unsigned NL)
 {
 	unsigned t = in->t ? in->t : WEFT_TYPE_U32, bits = weft_isa_type_bits(t);
 	uint64_t va[WEFT_MAX_LANES], vc[WEFT_MAX_LANES], out[WEFT_MAX_LANES];
 	uint32_t idx[WEFT_MAX_LANES];
 	unsigned op = in->op, first = mask ? (unsigned)__builtin_ctz(mask) : 0;
+	char k = tkind(t);
 
-	/* Fast paths: 32-bit shuffles and 32-bit integer / f32 add, min, max
+	/* Fast paths: 32-bit shuffles and 32-bit integer add, min, max
 	 * reductions and scans (what the OpenCL builtins use most). */
 	if (bits == 32 && op <= WEFT_OP_BCAST && op != WEFT_OP_SHFL_UP2 && op != WEFT_OP_SHFL_DOWN2) {
 		const uint32_t *ra = R[in->a];
-		uint32_t o32[WEFT_MAX_LANES], b0 = in->has_imm ? in->imm : R[in->b][first];
+		uint32_t o32[WEFT_MAX_LANES], *rd = R[in->d];
 
-		for (unsigned l = 0; l < NL; l++) {
-			uint32_t b = in->has_imm ? in->imm : op == WEFT_OP_BCAST ? b0 : R[in->b][l];
-			uint32_t j = op == WEFT_OP_SHFL_XOR ? l ^ b : op == WEFT_OP_SHFL_UP ? l - b :
-				     op == WEFT_OP_SHFL_DOWN ? l + b : b;
-
-			o32[l] = ra[j & (NL - 1)];
-		}
-		for (unsigned l = 0; l < NL; l++) {
-			uint32_t m = 0u - ((mask >> l) & 1);
-
-			R[in->d][l] = (R[in->d][l] & ~m) | (o32[l] & m);
-		}
+		shuffle_sources(in, R, first, idx, NL);
+		for (unsigned l = 0; l < NL; l++)
+			o32[l] = ra[idx[l]];
+		for (unsigned l = 0; l < NL; l++)
+			rd[l] = (rd[l] & ~M[l]) | (o32[l] & M[l]);
 		return;
 	}
-	if (bits == 32 && op >= 0x0d0 && op < 0x0e8 && ((op - 0x0d0) & 7) <= RED_MAX &&
+	if (bits == 32 && k != 'f' && op >= 0x0d0 && op < 0x0e8 && ((op - 0x0d0) & 7) <= RED_MAX &&
 	    ((op - 0x0d0) & 7) != RED_MUL) {
-		unsigned rop = (op - 0x0d0) & 7, kind = (op - 0x0d0) >> 3;
-		const uint32_t *ra = R[in->a];
-		uint32_t o32[WEFT_MAX_LANES], acc = (uint32_t)red_identity(rop, t);
-		char k = tkind(t);
+		uint32_t o32[WEFT_MAX_LANES], *rd = R[in->d];
 
-		for (unsigned l = 0; l < NL; l++) {
-			uint32_t v = ra[l], r;
-
-			if (!((mask >> l) & 1))
-				continue;
-			if (kind == 2)
-				o32[l] = acc;
-			if (l == first) {
-				r = v;	/* the first active lane's value, as is */
-			} else if (k == 'f') {
-				float x = weft_f32_from_bits(acc), y = weft_f32_from_bits(v);
-
-				r = weft_bits_f32(rop == RED_ADD ? x + y : rop == RED_MIN ? weft_fmin_f32(x, y) :
-						  weft_fmax_f32(x, y));
-			} else if (rop == RED_ADD) {
-				r = acc + v;
-			} else if (k == 's') {
-				r = (rop == RED_MIN) == ((int32_t)v < (int32_t)acc) ? v : acc;
-			} else {
-				r = (rop == RED_MIN) == (v < acc) ? v : acc;
-			}
-			acc = r;
-			if (kind == 1)
-				o32[l] = acc;
-		}
+		scan_int32(o32, R[in->a], mask, (op - 0x0d0) & 7, k == 's', (op - 0x0d0) >> 3, NL);
 		for (unsigned l = 0; l < NL; l++)
-			if ((mask >> l) & 1)
-				R[in->d][l] = kind == 0 ? acc : o32[l];
+			rd[l] = (rd[l] & ~M[l]) | (o32[l] & M[l]);
 		return;
 	}
 	for (unsigned l = 0; l < NL; l++)
@@ -804,7 +849,7 @@ static inline unsigned elem_regs(unsigned bits)
  * Loads and stores of the ldx / stx classes: SLM, scratch, vectors, sub-group
  * blocks and image blocks.
  */
-static int exec_ldst(struct weft_worker *w, struct sg_state *s, const struct weft_inst *in,
+HOT int exec_ldst(struct weft_worker *w, struct sg_state *s, const struct weft_inst *in,
 		     bool store, uint32_t (*R)[WEFT_MAX_LANES], unsigned NL, uint64_t pc)
 {
 	const struct weft_op_info *oi = &weft_isa_ops[in->op];
@@ -878,16 +923,26 @@ static int exec_ldst(struct weft_worker *w, struct sg_state *s, const struct wef
 	case WEFT_OP_LD_BLOCK ... WEFT_OP_ST_BLOCK8: {
 		uint64_t base = read_lane(R, in->a, 64, first) + (uint64_t)off;
 		bool full = mask == (NL == 32 ? ~0u : (1u << NL) - 1);
+		enum weft_access acc = store ? WEFT_ACC_WRITE : WEFT_ACC_READ;
+		uint8_t *block = NULL;	/* the whole block, when it is in one page */
+		struct weft_fault f;
 
+		if (full && (base & (WEFT_MMU_PAGE_SIZE - 1)) + (uint64_t)vec * NL * size <=
+			    WEFT_MMU_PAGE_SIZE) {
+			block = weft_mmu_translate(&w->slot->mmu, base, acc, &f);
+			if (!block) {
+				set_error(w->job, WEFT_QERR_MMU_FAULT, f.va, &f);
+				return -1;
+			}
+		}
 		for (unsigned i = 0; i < vec; i++) {
 			uint64_t row = base + (uint64_t)i * NL * size;
 			uint32_t *lo = R[in->d + i * er], *hi = R[(in->d + i * er + 1) & (NUM_ROWS - 1)];
 
 			if (full && (row & (WEFT_MMU_PAGE_SIZE - 1)) + NL * size <= WEFT_MMU_PAGE_SIZE) {
 				/* The whole row in one page: straight between page and registers. */
-				struct weft_fault f;
-				uint8_t *p = weft_mmu_translate(&w->slot->mmu, row,
-								store ? WEFT_ACC_WRITE : WEFT_ACC_READ, &f);
+				uint8_t *p = block ? block + (size_t)i * NL * size :
+					     weft_mmu_translate(&w->slot->mmu, row, acc, &f);
 
 				if (!p) {
 					set_error(w->job, WEFT_QERR_MMU_FAULT, f.va, &f);
@@ -1214,24 +1269,68 @@ static void exec_cvtf(const struct weft_inst *in, uint32_t (*R)[WEFT_MAX_LANES],
 				     weft_model_cvt(read_lane(R, in->a, sb, l), in->t, in->t2, k & 3, k >= 4));
 }
 
+/*
+ * The handlers of the lane-parallel classes, one per SIMD width (constant
+ * trip counts), each built for baseline x86-64 and for x86-64-v3 (AVX2:
+ * per-lane variable shifts, 64-bit compares and min/max vectorize), picked at
+ * load time.  They stay out of line so that the dispatch loop keeps its state
+ * in registers.
+ */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(WEFT_NO_CLONES)
+#define EXEC_CLONES __attribute__((target_clones("default", "arch=x86-64-v3"), noinline))
+#else
+#define EXEC_CLONES __attribute__((noinline))
+#endif
+
+#define LANE_HANDLERS(NL)								\
+EXEC_CLONES static void alu##NL(const struct weft_inst *in, uint32_t (*R)[WEFT_MAX_LANES],	\
+				const uint32_t *M)					\
+{											\
+	weft_isa_exec_alu(in, R, M, NL);						\
+}											\
+EXEC_CLONES static void xlane##NL(const struct weft_inst *in, uint32_t (*R)[WEFT_MAX_LANES],	\
+				  const uint32_t *M, uint32_t mask)			\
+{											\
+	exec_xlane(in, R, M, mask, NL);							\
+}											\
+EXEC_CLONES static int mem##NL(struct weft_worker *w, const struct weft_inst *in, bool store,	\
+			       uint32_t (*R)[WEFT_MAX_LANES], const uint32_t *M)		\
+{											\
+	return exec_mem(w, in, store, R, M, NL);					\
+}											\
+EXEC_CLONES static int ldst##NL(struct weft_worker *w, struct sg_state *s,			\
+				const struct weft_inst *in, bool store,			\
+				uint32_t (*R)[WEFT_MAX_LANES], uint64_t pc)		\
+{											\
+	return exec_ldst(w, s, in, store, R, NL, pc);					\
+}
+
+LANE_HANDLERS(8)
+LANE_HANDLERS(16)
+LANE_HANDLERS(32)
+
+#define BY_WIDTH(NL, fn, ...) \
+	((NL) == 8 ? fn##8(__VA_ARGS__) : (NL) == 16 ? fn##16(__VA_ARGS__) : fn##32(__VA_ARGS__))
+
 /* Returns 0: the sub-group ended, 1: it waits at a barrier, -1: error. */
-static inline __attribute__((always_inline)) int
-exec_sg(struct weft_worker *w, struct sg_ctx *c, struct sg_state *s, const unsigned NL)
+HOT int exec_sg(struct weft_worker *w, struct sg_ctx *c, struct sg_state *s, const unsigned NL)
 {
 	uint32_t (*R)[WEFT_MAX_LANES] = w->R;
 	uint32_t *M = w->M;
+	const struct dc_entry *dc = w->slot->dc;
+	const uint64_t gen = w->slot->dc_gen;
 	uint64_t pc = s->pc;
 	uint64_t count = 0;
 
 	set_mask(s, M, s->mask, NL);
 	for (;;) {
-		const struct dc_entry *e = fetch(w, pc);
+		const struct dc_entry *e = fetch(w, dc, gen, pc);
 		const struct weft_inst *in;
 
 		if (!e)
 			return -1;
 		in = &e->in;
-		if (++count == ACCOUNT_EVERY) {
+		if (__builtin_expect(++count == ACCOUNT_EVERY, 0)) {
 			if (account(w->job, count))
 				return -1;
 			count = 0;
@@ -1249,7 +1348,7 @@ exec_sg(struct weft_worker *w, struct sg_ctx *c, struct sg_state *s, const unsig
 		case WEFT_CLASS_NOP:
 			break;
 		case WEFT_CLASS_ALU:
-			weft_isa_exec_alu(in, R, M, NL);
+			BY_WIDTH(NL, alu, in, R, M);
 			break;
 		case WEFT_CLASS_CVT:
 			exec_cvt(in, R, M, NL);
@@ -1259,16 +1358,16 @@ exec_sg(struct weft_worker *w, struct sg_ctx *c, struct sg_state *s, const unsig
 			break;
 		case WEFT_CLASS_LD:
 		case WEFT_CLASS_ST:
-			if (exec_mem(w, in, e->cls == WEFT_CLASS_ST, R, M, NL))
+			if (BY_WIDTH(NL, mem, w, in, e->cls == WEFT_CLASS_ST, R, M))
 				return -1;
 			break;
 		case WEFT_CLASS_LDX:
 		case WEFT_CLASS_STX:
-			if (exec_ldst(w, s, in, e->cls == WEFT_CLASS_STX, R, NL, pc))
+			if (BY_WIDTH(NL, ldst, w, s, in, e->cls == WEFT_CLASS_STX, R, pc))
 				return -1;
 			break;
 		case WEFT_CLASS_XLANE:
-			exec_xlane(in, R, s->mask, NL);
+			BY_WIDTH(NL, xlane, in, R, M, s->mask);
 			break;
 		case WEFT_CLASS_ATOM:
 			if (exec_atom(w, in, R, s->mask, NL, pc))
@@ -1377,35 +1476,28 @@ exec_sg(struct weft_worker *w, struct sg_ctx *c, struct sg_state *s, const unsig
 		default:
 			goto bad;
 		}
-		pc += 8ull * in->nwords;
+		/* A branch, not an add of the loaded length: the next fetch's
+		 * address must not wait for this entry to load. */
+		pc += 8;
+		if (__builtin_expect(in->nwords != 1, 0))
+			pc += 8;
 	}
 bad:
 	set_error(w->job, WEFT_QERR_BAD_INSTRUCTION, pc, NULL);
 	return -1;
 }
 
-/*
- * One interpreter per SIMD width, each built for baseline x86-64 and for
- * x86-64-v3 (AVX2: per-lane variable shifts, 64-bit compares and min/max
- * vectorize), picked at load time.
- */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(WEFT_NO_CLONES)
-#define EXEC_CLONES __attribute__((target_clones("default", "arch=x86-64-v3")))
-#else
-#define EXEC_CLONES
-#endif
-
-EXEC_CLONES static int exec_sg8(struct weft_worker *w, struct sg_ctx *c, struct sg_state *s)
+static int exec_sg8(struct weft_worker *w, struct sg_ctx *c, struct sg_state *s)
 {
 	return exec_sg(w, c, s, 8);
 }
 
-EXEC_CLONES static int exec_sg16(struct weft_worker *w, struct sg_ctx *c, struct sg_state *s)
+static int exec_sg16(struct weft_worker *w, struct sg_ctx *c, struct sg_state *s)
 {
 	return exec_sg(w, c, s, 16);
 }
 
-EXEC_CLONES static int exec_sg32(struct weft_worker *w, struct sg_ctx *c, struct sg_state *s)
+static int exec_sg32(struct weft_worker *w, struct sg_ctx *c, struct sg_state *s)
 {
 	return exec_sg(w, c, s, 32);
 }
@@ -1506,19 +1598,33 @@ static bool job_exhausted(struct weft_job *j)
 	return atomic_load(&j->abort) || atomic_load(&j->next) >= j->total;
 }
 
-/* The next job with work, round-robin over the queues (pool lock held). */
-static struct weft_job *pick(struct weft_pool *p, struct weft_worker *w)
+/*
+ * Queue priority: the cores take work-groups from the queues with dispatches
+ * in proportion 8:4:2:1 (queue 0 first), by stride scheduling: a queue's pass
+ * advances by its stride at every pick, and the least pass goes next.  No
+ * queue starves.
+ */
+static const unsigned queue_stride[WEFT_MODEL_NUM_QUEUES] = { 1, 2, 4, 8 };
+
+/* The next job with work (pool lock held). */
+static struct weft_job *pick(struct weft_pool *p)
 {
-	for (unsigned i = 0; i < WEFT_MODEL_NUM_QUEUES; i++) {
-		unsigned s = (w->rr + i) % WEFT_MODEL_NUM_QUEUES;
+	struct weft_job *best = NULL;
+	unsigned bs = 0;
+
+	for (unsigned s = 0; s < WEFT_MODEL_NUM_QUEUES; s++) {
 		struct weft_job *j = p->jobs[s];
 
-		if (j && !job_exhausted(j)) {
-			w->rr = s + 1;
-			return j;
+		if (j && !job_exhausted(j) && (!best || p->pass[s] < p->pass[bs])) {
+			best = j;
+			bs = s;
 		}
 	}
-	return NULL;
+	if (best) {
+		p->vtime = p->pass[bs];
+		p->pass[bs] += queue_stride[bs];
+	}
+	return best;
 }
 
 static void run_some(struct weft_worker *w, struct weft_job *j)
@@ -1583,7 +1689,7 @@ static void *worker_main(void *arg)
 
 	pthread_mutex_lock(&p->lock);
 	while (!p->quit) {
-		struct weft_job *j = pick(p, w);
+		struct weft_job *j = pick(p);
 
 		if (!j) {
 			pthread_cond_wait(&p->work, &p->lock);
@@ -1688,6 +1794,9 @@ void weft_pool_dispatch(struct weft_pool *p, unsigned slot, const struct weft_di
 	pthread_mutex_lock(&p->lock);
 	j.id = ++p->next_id;
 	p->jobs[j.slot] = &j;
+	/* A queue that was idle neither saved up turns nor lost them. */
+	if (p->pass[j.slot] < p->vtime)
+		p->pass[j.slot] = p->vtime;
 	pthread_cond_broadcast(&p->work);
 	while (!(job_exhausted(&j) && j.workers_in == 0)) {
 		struct timespec ts;

@@ -28,7 +28,7 @@ struct weft_hwq;
 
 /*
  * Most hardware queues the driver drives (the device may have more): one
- * per queue priority, high on queue 0, which the device serves first.
+ * per queue priority, high on queue 0, which the device favours.
  */
 #define WEFT_MAX_HWQ			3
 

@@ -812,8 +812,8 @@ struct weft_queue *weft_queue_create(struct weft_device *wdev,
 	INIT_LIST_HEAD(&queue->node);
 	queue->priority = priority;
 	/*
-	 * One hardware queue per priority, high first: the device serves its
-	 * queues round robin, one command each, starting with queue 0.
+	 * One hardware queue per priority, high first: the device gives the
+	 * dispatches of queue 0 the largest share of its cores.
 	 */
 	queue->hwq = wdev->hwq[min(DRM_WEFT_QUEUE_PRIORITY_HIGH - priority,
 				   wdev->num_hwq - 1)];
