@@ -136,12 +136,14 @@ def gen_alu_h():
     """Per-lane ALU semantics for the model, one case per (opcode, type)."""
     o = [HDR, '#ifndef WEFT_ISA_ALU_H\n#define WEFT_ISA_ALU_H\n',
          '#include "weft_isa.h"\n#include "weft_isa_helpers.h"\n\n',
-         '/*\n * R: register rows (256 registers; rows 256..257 are scratch for the model),\n'
-         ' * M: lane mask (0 or ~0 per lane), NL: SIMD width (a constant at the\n'
-         ' * call site so that every loop below vectorizes).\n */\n',
+         '/*\n * R: register rows (256 registers), D: the result rows, every lane (the\n'
+         ' * caller merges them into the destination under its lane mask), NL: SIMD\n'
+         ' * width (a constant at the call site so that every loop below vectorizes).\n'
+         ' * Returns the number of result rows (1, or 2 for a 64-bit result), 0 if\n'
+         ' * the instruction is not an ALU one.\n */\n',
          'static inline __attribute__((always_inline)) int\n'
-         'weft_isa_exec_alu(const struct weft_inst *in, uint32_t (*restrict R)[WEFT_MAX_LANES],\n'
-         '\t\t  const uint32_t *restrict M, const unsigned NL)\n{\n'
+         'weft_isa_exec_alu(const struct weft_inst *in, const uint32_t (*R)[WEFT_MAX_LANES],\n'
+         '\t\t  uint32_t (*restrict D)[WEFT_MAX_LANES], const unsigned NL)\n{\n'
          '\tswitch (in->op << 4 | in->t) {\n']
     for ins in isa.INSTRS:
         if ins.cls != 'alu':
@@ -171,20 +173,21 @@ def gen_alu_h():
                 if isa.TYPES[tt][1] == 64:
                     o.append('\t\tconst uint32_t *r%s1 = R[in->%s + 1];\n' % (f, f))
                 loads.append((f, read_expr(f, tt, f)))
-            o.append('\t\tuint32_t *rd = R[in->d];\n')
+            o.append('\t\tuint32_t *rd = D[0];\n')
             if isa.TYPES[dt][1] == 64:
-                o.append('\t\tuint32_t *rd1 = R[in->d + 1];\n')
+                o.append('\t\tuint32_t *rd1 = D[1];\n')
             body = []
             body.append('\t\t\t%s d = (%s)(%s);\n' % (ctype(dt), ctype(dt), sem))
             if isa.TYPES[dt][2] == 'f':
                 body[-1] = '\t\t\t%s d_ = (%s)(%s);\n' % (ctype(dt), ctype(dt), sem)
                 body.append('\t\t\t%s d = weft_bits_%s(d_);\n'
                             % ('uint64_t' if isa.TYPES[dt][1] == 64 else 'uint32_t', dt))
-            if isa.TYPES[dt][1] == 64:
-                body.append('\t\t\trd[l] = (rd[l] & ~M[l]) | ((uint32_t)(uint64_t)d & M[l]);\n')
-                body.append('\t\t\trd1[l] = (rd1[l] & ~M[l]) | ((uint32_t)((uint64_t)d >> 32) & M[l]);\n')
+            rows = 2 if isa.TYPES[dt][1] == 64 else 1
+            if rows == 2:
+                body.append('\t\t\trd[l] = (uint32_t)(uint64_t)d;\n')
+                body.append('\t\t\trd1[l] = (uint32_t)((uint64_t)d >> 32);\n')
             else:
-                body.append('\t\t\trd[l] = (rd[l] & ~M[l]) | ((uint32_t)d & M[l]);\n')
+                body.append('\t\t\trd[l] = (uint32_t)d;\n')
             if imm_load:
                 # A uniform immediate: a scalar the loop broadcasts (vectorizes
                 # even where per-lane variable shifts do not).
@@ -195,12 +198,12 @@ def gen_alu_h():
                         o.append('\t\t\t\t%s\n' % ld)
                 for b in body:
                     o.append('\t' + b)
-                o.append('\t\t\t}\n\t\t\treturn 1;\n\t\t}\n')
+                o.append('\t\t\t}\n\t\t\treturn %d;\n\t\t}\n' % rows)
             o.append('\t\tfor (unsigned l = 0; l < NL; l++) {\n')
             for f, ld in loads:
                 o.append('\t\t\t%s\n' % ld)
             o.extend(body)
-            o.append('\t\t}\n\t\treturn 1;\n\t}\n')
+            o.append('\t\t}\n\t\treturn %d;\n\t}\n' % rows)
     o.append('\tdefault:\n\t\treturn 0;\n\t}\n}\n\n#endif\n')
     return ''.join(o)
 

@@ -308,6 +308,20 @@ static void exec_s2r(struct sg_ctx *c, const struct weft_inst *in,
 	}
 }
 
+/*
+ * Copies @NL 32-bit lanes between a register row and memory (either may be
+ * unaligned) in 32-byte vectors: register rows are read back as whole
+ * vectors, and a row written as 16-byte pieces (what memcpy expands to)
+ * cannot be forwarded to such a read, which then waits for the stores.
+ */
+typedef uint32_t lanes8 __attribute__((vector_size(32), aligned(4), may_alias));
+
+static inline void copy_lanes(void *dst, const void *src, unsigned NL)
+{
+	for (unsigned i = 0; i < NL; i += 8)
+		((lanes8 *)dst)[i / 8] = ((const lanes8 *)src)[i / 8];
+}
+
 static inline uint64_t load_le(const uint8_t *p, unsigned size)
 {
 	uint64_t v = 0;
@@ -389,9 +403,9 @@ static inline bool mem_block(struct weft_worker *w, const struct weft_inst *in, 
 	*ret = 0;
 	if (size == 4) {
 		if (store)
-			memcpy(p, R[in->d], NL * 4);
+			copy_lanes(p, R[in->d], NL);
 		else
-			memcpy(R[in->d], p, NL * 4);
+			copy_lanes(R[in->d], p, NL);
 		return true;
 	}
 	if (size == 8) {
@@ -710,17 +724,20 @@ HOT void exec_xlane(const struct weft_inst *in, uint32_t (*R)[WEFT_MAX_LANES], c
 	unsigned op = in->op, first = mask ? (unsigned)__builtin_ctz(mask) : 0;
 	char k = tkind(t);
 
-	/* Fast paths: 32-bit shuffles and 32-bit integer add, min, max
+	/* Fast paths: 32- and 64-bit shuffles and 32-bit integer add, min, max
 	 * reductions and scans (what the OpenCL builtins use most). */
-	if (bits == 32 && op <= WEFT_OP_BCAST && op != WEFT_OP_SHFL_UP2 && op != WEFT_OP_SHFL_DOWN2) {
-		const uint32_t *ra = R[in->a];
-		uint32_t o32[WEFT_MAX_LANES], *rd = R[in->d];
+	if ((bits == 32 || bits == 64) && op <= WEFT_OP_BCAST && op != WEFT_OP_SHFL_UP2 &&
+	    op != WEFT_OP_SHFL_DOWN2) {
+		unsigned rows = bits / 32;
+		uint32_t o32[2][WEFT_MAX_LANES];
 
 		shuffle_sources(in, R, first, idx, NL);
-		for (unsigned l = 0; l < NL; l++)
-			o32[l] = ra[idx[l]];
-		for (unsigned l = 0; l < NL; l++)
-			rd[l] = (rd[l] & ~M[l]) | (o32[l] & M[l]);
+		for (unsigned r = 0; r < rows; r++)
+			for (unsigned l = 0; l < NL; l++)
+				o32[r][l] = R[in->a + r][idx[l]];
+		for (unsigned r = 0; r < rows; r++)
+			for (unsigned l = 0; l < NL; l++)
+				R[in->d + r][l] = (R[in->d + r][l] & ~M[l]) | (o32[r][l] & M[l]);
 		return;
 	}
 	if (bits == 32 && k != 'f' && op >= 0x0d0 && op < 0x0e8 && ((op - 0x0d0) & 7) <= RED_MAX &&
@@ -951,9 +968,9 @@ HOT int exec_ldst(struct weft_worker *w, struct sg_state *s, const struct weft_i
 				switch (size) {
 				case 4:
 					if (store)
-						memcpy(p, lo, NL * 4);
+						copy_lanes(p, lo, NL);
 					else
-						memcpy(lo, p, NL * 4);
+						copy_lanes(lo, p, NL);
 					break;
 				case 2: {
 					uint16_t h[WEFT_MAX_LANES];
@@ -1282,11 +1299,35 @@ static void exec_cvtf(const struct weft_inst *in, uint32_t (*R)[WEFT_MAX_LANES],
 #define EXEC_CLONES __attribute__((noinline))
 #endif
 
+/*
+ * An ALU instruction computes every lane into result rows, which then go to
+ * the destination: whole when every lane is active (so the instruction does
+ * not wait for the destination's old value), else under the lane mask.
+ */
+HOT void exec_alu(const struct weft_inst *in, uint32_t (*R)[WEFT_MAX_LANES], const uint32_t *M,
+		  uint32_t mask, unsigned NL)
+{
+	uint32_t res[2][WEFT_MAX_LANES] __attribute__((aligned(32)));
+	int rows = weft_isa_exec_alu(in, (const uint32_t (*)[WEFT_MAX_LANES])R, res, NL);
+	bool full = mask == (NL == 32 ? ~0u : (1u << NL) - 1);
+
+	for (int r = 0; r < rows; r++) {
+		uint32_t *rd = R[in->d + r];
+
+		if (full) {
+			copy_lanes(rd, res[r], NL);
+			continue;
+		}
+		for (unsigned l = 0; l < NL; l++)
+			rd[l] = (rd[l] & ~M[l]) | (res[r][l] & M[l]);
+	}
+}
+
 #define LANE_HANDLERS(NL)								\
 EXEC_CLONES static void alu##NL(const struct weft_inst *in, uint32_t (*R)[WEFT_MAX_LANES],	\
-				const uint32_t *M)					\
+				const uint32_t *M, uint32_t mask)			\
 {											\
-	weft_isa_exec_alu(in, R, M, NL);						\
+	exec_alu(in, R, M, mask, NL);							\
 }											\
 EXEC_CLONES static void xlane##NL(const struct weft_inst *in, uint32_t (*R)[WEFT_MAX_LANES],	\
 				  const uint32_t *M, uint32_t mask)			\
@@ -1348,7 +1389,7 @@ HOT int exec_sg(struct weft_worker *w, struct sg_ctx *c, struct sg_state *s, con
 		case WEFT_CLASS_NOP:
 			break;
 		case WEFT_CLASS_ALU:
-			BY_WIDTH(NL, alu, in, R, M);
+			BY_WIDTH(NL, alu, in, R, M, s->mask);
 			break;
 		case WEFT_CLASS_CVT:
 			exec_cvt(in, R, M, NL);

@@ -61,11 +61,22 @@ static uint8_t *leaf_table(struct weft_mmu *mmu, uint64_t va)
 	return t;
 }
 
+/*
+ * A TLB slot by Fibonacci hashing of the page number: buffers allocated a
+ * power of two apart, walked in the same pattern (a transpose's source and
+ * destination rows), would otherwise share their slots and evict each other
+ * at every access.
+ */
+static inline unsigned tlb_index(uint64_t vpn)
+{
+	return (unsigned)((vpn * 0x9e3779b97f4a7c15ull) >> (64 - WEFT_TLB_BITS));
+}
+
 uint8_t *weft_mmu_translate(struct weft_mmu *mmu, uint64_t va, enum weft_access acc,
 			    struct weft_fault *f)
 {
 	uint64_t vpn = va >> WEFT_MMU_PAGE_SHIFT;
-	struct weft_tlb_entry *e = &mmu->tlb[vpn % WEFT_TLB_SIZE];
+	struct weft_tlb_entry *e = &mmu->tlb[tlb_index(vpn)];
 	uint64_t pte;
 	uint8_t *table, *page;
 

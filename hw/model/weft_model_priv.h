@@ -29,7 +29,8 @@ struct weft_fault {
 	uint32_t info;		/* access | WEFT_FAULT_PERMISSION */
 };
 
-#define WEFT_TLB_SIZE 256
+#define WEFT_TLB_BITS 9
+#define WEFT_TLB_SIZE (1u << WEFT_TLB_BITS)
 #define WEFT_PWC_SIZE 64
 
 struct weft_tlb_entry {
@@ -116,6 +117,9 @@ struct weft_qstate {
 	uint64_t vm_root;
 	uint32_t ctx_id;
 	uint32_t reset_ack;
+	bool sem_wait;		/* stopped at the SEM_WAIT at batch_pos */
+	uint32_t sem_op;
+	uint64_t sem_va, sem_val;
 };
 
 /* A hardware queue: its own command-streamer thread. */
@@ -126,6 +130,8 @@ struct weft_queue {
 	pthread_t th;
 	uint64_t gen, done;	/* doorbell generation asked for / processed (m->lock) */
 	bool busy;		/* processing (m->lock) */
+	bool waiting;		/* in a SEM_WAIT: polls (m->lock) */
+	bool poke;		/* run again: memory changed under a SEM_WAIT (m->lock) */
 	struct weft_mmu mmu;	/* the streamer's, for batches */
 };
 
