@@ -7,19 +7,23 @@
  *
  *   kernel      Weft ISA (in-process libweftmodel)        PoCL (OpenCL C)
  *   sg-reduce   ld.block8 loop + red.add.u32              local-memory tree reduction
- *   sg-scan     ld.block8 + iscan.add.u32 + st.block8     local-memory scan per 16 items
+ *   sg-scan     ld.block8 + iscan.add.u32 + st.block8     local-memory scan per W items
  *   wg-escan    escan.add.u32, SLM totals, bar            local-memory scan per 256 items
- *   transpose   16x16 tile: ld.block, shfl.xor butterfly  16x16 local-memory tile
- *   block-copy  ld.block8 / st.block8                      plain copy
+ *   transpose   WxW tile: ld.block, shfl.xor butterfly    16x16 local-memory tile
+ *   block-copy  ld.block8 / st.block8, 4 per iteration    plain copy
  *
- * Reductions run in passes of 1024 elements per sub-group (per work-group
- * on PoCL) until at most 1024 partial sums are left, which the host adds:
- * the same on both sides.  Times cover the kernels only (the model reads
- * guest memory in place, PoCL uses the host pointers); best of --reps.
+ * W is the model's sub-group width (--simd, 32 by default: the device's
+ * widest, where an instruction does the most work).  Reductions run in
+ * passes of 1024 elements per sub-group (per work-group on PoCL) until at
+ * most 1024 partial sums are left, which the host adds: the same on both
+ * sides.  Times cover the kernels only (the model reads guest memory in
+ * place, PoCL uses the host pointers); best of --reps.
  *
  * Usage: builtins [--quick] [--no-pocl] [--reps N] [--elems N] [--threads N]
+ *                 [--kernel NAME] [--simd 16|32] [--pocl-tile 16|32]
  *   --quick    tiny sizes, the model only (unless --pocl): a correctness check
  *              for `make check`, "N passed, M failed" last
+ *   --kernel   run one kernel only (for profiling)
  */
 #define CL_TARGET_OPENCL_VERSION 120
 #include <stdbool.h>
@@ -44,7 +48,6 @@
 #define CMD(op, len)	WEFT_CMD_HEADER((uint32_t)(op), (uint32_t)(len))
 #define PAGE		4096ull
 #define RING_BYTES	4096u
-#define SIMD		16
 #define WG		256
 #define CHUNK		1024	/* elements per sub-group (model) / work-group (PoCL) per pass */
 
@@ -54,6 +57,32 @@ static double now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/*
+ * Buffers of both sides are in transparent huge pages where the kernel offers
+ * them (THP "madvise" mode), so neither side's time is the host's TLB misses
+ * on 4 KiB pages: a transpose touches a new page per row.
+ */
+#define HUGE_PAGE	(2ull << 20)
+
+static uint64_t huge_round(uint64_t bytes)
+{
+	return (bytes + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+}
+
+static void *huge_alloc(size_t bytes)
+{
+	size_t size = huge_round(bytes);
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS |
+		       MAP_NORESERVE, -1, 0);
+
+	if (p == MAP_FAILED) {
+		perror("builtins: mmap");
+		exit(2);
+	}
+	madvise(p, size, MADV_HUGEPAGE);
+	return p;
 }
 
 /* ---------------------------------------------------------------- the model */
@@ -129,10 +158,9 @@ static struct gpu *gpu_create(uint64_t mem_size, unsigned threads)
 	struct weft_model_config cfg = { 0 };
 
 	g->regs = aligned_alloc(4096, WEFT_REGS_SIZE);
-	g->mem_size = mem_size;
-	g->mem = mmap(NULL, mem_size, PROT_READ | PROT_WRITE,
-		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (!g->regs || g->mem == MAP_FAILED) {
+	g->mem_size = huge_round(mem_size);
+	g->mem = huge_alloc(g->mem_size);
+	if (!g->regs) {
 		perror("builtins: guest memory");
 		exit(2);
 	}
@@ -143,7 +171,7 @@ static struct gpu *gpu_create(uint64_t mem_size, unsigned threads)
 	g->batch_va = gbuf(g, PAGE, 0, &g->batch);
 	cfg.regs = g->regs;
 	cfg.mem = g->mem;
-	cfg.mem_size = mem_size;
+	cfg.mem_size = g->mem_size;
 	cfg.threads = threads;
 	g->m = weft_model_create(&cfg);
 	if (!g->m) {
@@ -193,6 +221,7 @@ static uint64_t gcode(struct gpu *g, const char *name, const char *src)
 struct launch {
 	uint64_t code, args;
 	uint32_t gsize[3], lsize[3], slm;
+	uint32_t simd;
 };
 
 /* One DISPATCH in its own batch; returns 0 or the queue's error code. */
@@ -212,7 +241,7 @@ static uint32_t gdispatch(struct gpu *g, const struct launch *l)
 	b[2] = (uint32_t)(l->code >> 32);
 	b[3] = (uint32_t)l->args;
 	b[4] = (uint32_t)(l->args >> 32);
-	b[5] = SIMD;
+	b[5] = l->simd;
 	for (int i = 0; i < 3; i++) {
 		b[6 + i] = l->gsize[i] ? l->gsize[i] : 1;
 		b[9 + i] = l->lsize[i] ? l->lsize[i] : 1;
@@ -247,6 +276,10 @@ static uint32_t gdispatch(struct gpu *g, const struct launch *l)
 /* ------------------------------------------------------------- the kernels */
 
 /*
+ * The kernels are written for any sub-group width W: $SGSHIFT is log2(W),
+ * $BLOCK the bytes of one ld.block8 (8 registers of W u32), $BLOCKSHIFT its
+ * log2, $BLOCK2..4 its multiples; width_kernel() fills them in.
+ *
  * Common prologue: r2 = args[0] (in), r4 = args[1] (out), r6 = args[2] (u32
  * parameter), r8 = global sub-group index, r9 = lane.
  */
@@ -258,13 +291,51 @@ static uint32_t gdispatch(struct gpu *g, const struct launch *l)
 	"\ts2r.u32 r8, sr.global_id.x\n" \
 	"\ts2r.u32 r9, sr.lane_id\n" \
 	"\tsub.u32 r8, r8, r9\n" \
-	"\tshr.u32 r8, r8, 4\n"
+	"\tshr.u32 r8, r8, $SGSHIFT\n"
 
-/* Sum of r6 blocks of 8 x 16 u32 per sub-group: red.add.u32, lane 0 stores out[sg]. */
+static unsigned log2u(unsigned x)
+{
+	return (unsigned)__builtin_ctz(x);
+}
+
+/* @tmpl with its $NAME sizes for sub-group width @w (a power of two). */
+static char *width_kernel(const char *tmpl, unsigned w)
+{
+	const struct { const char *name; unsigned value; } sizes[] = {
+		/* longest first: BLOCK is a prefix of the others */
+		{ "SGSHIFT", log2u(w) }, { "BLOCKSHIFT", log2u(32 * w) },
+		{ "BLOCK2", 2 * 32 * w }, { "BLOCK3", 3 * 32 * w }, { "BLOCK4", 4 * 32 * w },
+		{ "BLOCK", 32 * w },
+	};
+	size_t cap = strlen(tmpl) * 2 + 64, len = 0;
+	char *out = malloc(cap);
+
+	for (const char *t = tmpl; *t;) {
+		size_t i;
+
+		if (*t != '$') {
+			out[len++] = *t++;
+			continue;
+		}
+		for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+			if (!strncmp(t + 1, sizes[i].name, strlen(sizes[i].name)))
+				break;
+		if (i == sizeof(sizes) / sizeof(sizes[0])) {
+			fprintf(stderr, "builtins: unknown size in kernel: %.12s\n", t);
+			exit(2);
+		}
+		len += snprintf(out + len, cap - len, "%u", sizes[i].value);
+		t += 1 + strlen(sizes[i].name);
+	}
+	out[len] = 0;
+	return out;
+}
+
+/* Sum of r6 blocks of 8 x W u32 per sub-group: red.add.u32, lane 0 stores out[sg]. */
 static const char k_reduce[] = PROLOGUE
 	"\tmul.u32 r10, r8, r6\n"
 	"\tcvt.u64.u32 r12, r10\n"
-	"\tshl.u64 r12, r12, 9\n"		/* 8 * 16 * 4 bytes per block */
+	"\tshl.u64 r12, r12, $BLOCKSHIFT\n"
 	"\tadd.u64 r12, r2, r12\n"
 	"\tmov.u32 r14, 0\n"
 	"\tmov.u32 r15, 0\n"
@@ -280,7 +351,7 @@ static const char k_reduce[] = PROLOGUE
 	"\tadd.u32 r104, r104, r106\n"
 	"\tadd.u32 r14, r14, r100\n"
 	"\tadd.u32 r14, r14, r104\n"
-	"\tadd.u64 r12, r12, 512\n"
+	"\tadd.u64 r12, r12, $BLOCK\n"
 	"\tadd.u32 r15, r15, 1\n"
 	"done:\tendloop\n"
 	"\tred.add.u32 r17, r14\n"
@@ -293,11 +364,11 @@ static const char k_reduce[] = PROLOGUE
 	"skip:\tendif\n"
 	"\tend\n";
 
-/* Inclusive sub-group scans of r6 blocks of 8 x 16 u32: each register of a block8 is one sub-group's worth. */
+/* Inclusive sub-group scans of r6 blocks of 8 x W u32: each register of a block8 is one sub-group's worth. */
 static const char k_sgscan[] = PROLOGUE
 	"\tmul.u32 r10, r8, r6\n"
 	"\tcvt.u64.u32 r12, r10\n"
-	"\tshl.u64 r12, r12, 9\n"
+	"\tshl.u64 r12, r12, $BLOCKSHIFT\n"
 	"\tadd.u64 r18, r4, r12\n"
 	"\tadd.u64 r12, r2, r12\n"
 	"\tmov.u32 r15, 0\n"
@@ -314,17 +385,20 @@ static const char k_sgscan[] = PROLOGUE
 	"\tiscan.add.u32 r116, r106\n"
 	"\tiscan.add.u32 r117, r107\n"
 	"\tst.block8.u32 [r18+0], r110\n"
-	"\tadd.u64 r12, r12, 512\n"
-	"\tadd.u64 r18, r18, 512\n"
+	"\tadd.u64 r12, r12, $BLOCK\n"
+	"\tadd.u64 r18, r18, $BLOCK\n"
 	"\tadd.u32 r15, r15, 1\n"
 	"done:\tendloop\n"
 	"\tend\n";
 
-/* Copy of r6 blocks of 8 x 16 u32 per sub-group: sub-group block reads and writes. */
+/*
+ * Copy of r6 blocks of 8 x W u32 per sub-group (r6 a multiple of 4):
+ * sub-group block reads and writes, four blocks per loop iteration.
+ */
 static const char k_copy[] = PROLOGUE
 	"\tmul.u32 r10, r8, r6\n"
 	"\tcvt.u64.u32 r12, r10\n"
-	"\tshl.u64 r12, r12, 9\n"
+	"\tshl.u64 r12, r12, $BLOCKSHIFT\n"
 	"\tadd.u64 r18, r4, r12\n"
 	"\tadd.u64 r12, r2, r12\n"
 	"\tmov.u32 r15, 0\n"
@@ -332,10 +406,16 @@ static const char k_copy[] = PROLOGUE
 	"\tset.ge.u32 r16, r15, r6\n"
 	"\tbreak r16\n"
 	"\tld.block8.u32 r100, [r12+0]\n"
+	"\tld.block8.u32 r108, [r12+$BLOCK]\n"
+	"\tld.block8.u32 r116, [r12+$BLOCK2]\n"
+	"\tld.block8.u32 r124, [r12+$BLOCK3]\n"
 	"\tst.block8.u32 [r18+0], r100\n"
-	"\tadd.u64 r12, r12, 512\n"
-	"\tadd.u64 r18, r18, 512\n"
-	"\tadd.u32 r15, r15, 1\n"
+	"\tst.block8.u32 [r18+$BLOCK], r108\n"
+	"\tst.block8.u32 [r18+$BLOCK2], r116\n"
+	"\tst.block8.u32 [r18+$BLOCK3], r124\n"
+	"\tadd.u64 r12, r12, $BLOCK4\n"
+	"\tadd.u64 r18, r18, $BLOCK4\n"
+	"\tadd.u32 r15, r15, 4\n"
 	"done:\tendloop\n"
 	"\tend\n";
 
@@ -383,16 +463,15 @@ static const char k_wgescan[] =
 	"\tend\n";
 
 /*
- * Transpose of a square n x n u32 matrix, one 16x16 tile per sub-group
- * (work-group (16, 1): group_id = tile): 16 ld.block rows, a 4-stage
- * shfl.xor butterfly that swaps the bits of (register, lane), 16 st.block
- * rows.  Generated: the row pitch is an immediate.
+ * Transpose of a square n x n u32 matrix, one W x W tile per sub-group of
+ * width W (work-group (W, 1): group_id = tile): W ld.block rows, a
+ * log2(W)-stage shfl.xor butterfly that swaps the bits of (register, lane),
+ * W st.block rows.  Generated: the row pitch is an immediate.
  */
-static char *k_transpose(uint32_t n)
+static char *k_transpose(uint32_t n, unsigned w)
 {
-	size_t cap = 16384, len = 0;
+	size_t cap = 65536, len = 0;
 	char *s = malloc(cap);
-	static const unsigned masks[] = { 8, 4, 2, 1 };
 
 #define ADD(...) (len += snprintf(s + len, cap - len, __VA_ARGS__))
 	ADD("\ts2r.u64 r0, sr.args\n"
@@ -401,36 +480,39 @@ static char *k_transpose(uint32_t n)
 	    "\ts2r.u32 r7, sr.group_id.x\n"
 	    "\ts2r.u32 r8, sr.group_id.y\n"
 	    "\ts2r.u32 r9, sr.lane_id\n"
-	    /* in + ((ty * 16) * n + tx * 16) * 4 */
+	    /* in + ((ty * W) * n + tx * W) * 4 */
 	    "\tmul.u32 r10, r8, %u\n"
-	    "\tshl.u32 r11, r7, 4\n"
+	    "\tshl.u32 r11, r7, %u\n"
 	    "\tadd.u32 r10, r10, r11\n"
 	    "\tcvt.u64.u32 r12, r10\n"
 	    "\tshl.u64 r12, r12, 2\n"
 	    "\tadd.u64 r12, r2, r12\n"
-	    /* out + ((tx * 16) * n + ty * 16) * 4 */
+	    /* out + ((tx * W) * n + ty * W) * 4 */
 	    "\tmul.u32 r10, r7, %u\n"
-	    "\tshl.u32 r11, r8, 4\n"
+	    "\tshl.u32 r11, r8, %u\n"
 	    "\tadd.u32 r10, r10, r11\n"
 	    "\tcvt.u64.u32 r14, r10\n"
 	    "\tshl.u64 r14, r14, 2\n"
-	    "\tadd.u64 r14, r4, r14\n", 16 * n, 16 * n);
-	for (unsigned i = 0; i < 16; i++)
+	    "\tadd.u64 r14, r4, r14\n", w * n, log2u(w), w * n, log2u(w));
+	for (unsigned i = 0; i < w; i++)
 		ADD("\tld.block.u32 r%u, [r12+%u]\n", 100 + i, i * n * 4);
-	for (unsigned k = 0; k < 4; k++) {
-		unsigned m = masks[k];
-
+	for (unsigned m = w / 2; m; m /= 2) {
+		/*
+		 * Registers a = r(i), b = r(i | m); c: lane bit m set.  Each lane
+		 * sends the one its partner needs (c ? a : b), then keeps
+		 * a' = c ? received : a and b' = c ? b : received.
+		 */
 		ADD("\tand.u32 r20, r9, %u\n\tset.ne.u32 r20, r20, 0\n", m);
-		for (unsigned i = 0; i < 16; i++) {
+		for (unsigned i = 0; i < w; i++) {
 			if (i & m)
 				continue;
-			ADD("\tshfl.xor.u32 r30, r%u, %u\n", 100 + (i | m), m);
-			ADD("\tshfl.xor.u32 r31, r%u, %u\n", 100 + i, m);
-			ADD("\tsel.u32 r%u, r30, r%u, r20\n", 100 + i, 100 + i);
+			ADD("\tsel.u32 r30, r%u, r%u, r20\n", 100 + i, 100 + (i | m));
+			ADD("\tshfl.xor.u32 r31, r30, %u\n", m);
+			ADD("\tsel.u32 r%u, r31, r%u, r20\n", 100 + i, 100 + i);
 			ADD("\tsel.u32 r%u, r%u, r31, r20\n", 100 + (i | m), 100 + (i | m));
 		}
 	}
-	for (unsigned j = 0; j < 16; j++)
+	for (unsigned j = 0; j < w; j++)
 		ADD("\tst.block.u32 [r14+%u], r%u\n", j * n * 4, 100 + j);
 	ADD("\tend\n");
 #undef ADD
@@ -455,14 +537,14 @@ static const char cl_src[] =
 	"	if (l == 0)\n"
 	"		out[get_group_id(0)] = t[0];\n"
 	"}\n"
-	/* Inclusive scans of 16-item segments (the model's sub-groups) in local memory. */
-	"__kernel void segscan16(__global const uint *in, __global uint *out)\n"
+	/* Inclusive scans of SEG-item segments (the model's sub-groups) in local memory. */
+	"__kernel void segscan(__global const uint *in, __global uint *out)\n"
 	"{\n"
 	"	__local uint t[256];\n"
-	"	uint l = get_local_id(0), g = get_global_id(0), lane = l & 15;\n"
+	"	uint l = get_local_id(0), g = get_global_id(0), lane = l & (SEG - 1);\n"
 	"	t[l] = in[g];\n"
 	"	barrier(CLK_LOCAL_MEM_FENCE);\n"
-	"	for (uint d = 1; d < 16; d <<= 1) {\n"
+	"	for (uint d = 1; d < SEG; d <<= 1) {\n"
 	"		uint v = lane >= d ? t[l - d] : 0;\n"
 	"		barrier(CLK_LOCAL_MEM_FENCE);\n"
 	"		t[l] += v;\n"
@@ -486,9 +568,9 @@ static const char cl_src[] =
 	"}\n"
 	"__kernel void transpose(__global const uint *in, __global uint *out, uint n)\n"
 	"{\n"
-	"	__local uint tile[16][17];\n"
+	"	__local uint tile[TILE][TILE + 1];\n"
 	"	uint lx = get_local_id(0), ly = get_local_id(1);\n"
-	"	uint gx = get_group_id(0) * 16, gy = get_group_id(1) * 16;\n"
+	"	uint gx = get_group_id(0) * TILE, gy = get_group_id(1) * TILE;\n"
 	"	tile[ly][lx] = in[(gy + ly) * n + gx + lx];\n"
 	"	barrier(CLK_LOCAL_MEM_FENCE);\n"
 	"	out[(gx + ly) * n + gy + lx] = tile[lx][ly];\n"
@@ -507,8 +589,10 @@ struct pocl {
 	char device[256];
 };
 
-static int pocl_init(struct pocl *p)
+static int pocl_init(struct pocl *p, unsigned seg, unsigned tile)
 {
+	char options[64];
+
 	cl_platform_id plats[16];
 	cl_uint np = 0;
 	cl_device_id dev;
@@ -532,7 +616,8 @@ static int pocl_init(struct pocl *p)
 		if (err)
 			return -1;
 		p->prog = clCreateProgramWithSource(p->ctx, 1, (const char *[]){ cl_src }, NULL, &err);
-		if (err || clBuildProgram(p->prog, 1, &dev, "", NULL, NULL) != CL_SUCCESS) {
+		snprintf(options, sizeof(options), "-DSEG=%u -DTILE=%u", seg, tile);
+		if (err || clBuildProgram(p->prog, 1, &dev, options, NULL, NULL) != CL_SUCCESS) {
 			char log[8192] = "";
 
 			clGetProgramBuildInfo(p->prog, dev, CL_PROGRAM_BUILD_LOG, sizeof(log), log, NULL);
@@ -540,7 +625,7 @@ static int pocl_init(struct pocl *p)
 			return -1;
 		}
 		p->reduce = clCreateKernel(p->prog, "reduce", &err);
-		p->segscan = clCreateKernel(p->prog, "segscan16", &err);
+		p->segscan = clCreateKernel(p->prog, "segscan", &err);
 		p->wgescan = clCreateKernel(p->prog, "wgescan", &err);
 		p->transpose = clCreateKernel(p->prog, "transpose", &err);
 		p->copy = clCreateKernel(p->prog, "copy", &err);
@@ -613,7 +698,15 @@ static struct {
 	int reps;
 	uint64_t elems;
 	unsigned threads;
-} opt = { .reps = 3, .pocl = true };
+	const char *only;	/* run this kernel alone (profiling) */
+	unsigned simd;		/* the model's sub-group width */
+	unsigned pocl_tile;	/* PoCL's transpose tile */
+} opt = { .reps = 3, .pocl = true, .simd = 32, .pocl_tile = 16 };
+
+static bool selected(const char *name)
+{
+	return !opt.only || !strcmp(opt.only, name);
+}
 
 static uint32_t *ref_in;
 
@@ -703,6 +796,8 @@ int main(int argc, char **argv)
 	struct result res[5];
 	unsigned nres = 0, failed = 0, passed = 0;
 	uint64_t n, tn, mem;
+	static char seg_label[40], tmodel_label[64], tpocl_label[40];
+	unsigned W;
 	struct gpu *g;
 	uint64_t in_va, out_va, part_va, args_va, code[5];
 	uint32_t *in, *out, *part, *want;
@@ -728,15 +823,37 @@ int main(int argc, char **argv)
 			opt.elems = strtoull(argv[++i], NULL, 0);
 		} else if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
 			opt.threads = atoi(argv[++i]);
+		} else if (!strcmp(argv[i], "--kernel") && i + 1 < argc) {
+			opt.only = argv[++i];
+		} else if (!strcmp(argv[i], "--simd") && i + 1 < argc) {
+			opt.simd = atoi(argv[++i]);
+		} else if (!strcmp(argv[i], "--pocl-tile") && i + 1 < argc) {
+			opt.pocl_tile = atoi(argv[++i]);
 		} else {
 			fprintf(stderr, "usage: %s [--quick] [--pocl|--no-pocl] [--reps N] [--elems N] "
-				"[--threads N]\n", argv[0]);
+				"[--threads N] [--kernel NAME] [--simd 16|32] [--pocl-tile 16|32]\n", argv[0]);
 			return 2;
 		}
 	}
 #ifdef BENCH_NO_POCL
 	opt.pocl = false;
 #endif
+	W = opt.simd;
+	snprintf(seg_label, sizeof(seg_label), "local-memory scan per %u", W);
+	snprintf(tmodel_label, sizeof(tmodel_label), "%ux%u: ld.block + shfl.xor butterfly + st.block", W, W);
+	snprintf(tpocl_label, sizeof(tpocl_label), "%ux%u local-memory tile", opt.pocl_tile, opt.pocl_tile);
+	if (opt.only && strcmp(opt.only, "sg-reduce") && strcmp(opt.only, "sg-scan") &&
+	    strcmp(opt.only, "wg-escan") && strcmp(opt.only, "transpose") &&
+	    strcmp(opt.only, "block-copy")) {
+		fprintf(stderr, "builtins: no kernel '%s' (sg-reduce, sg-scan, wg-escan, transpose, "
+			"block-copy)\n", opt.only);
+		return 2;
+	}
+	/* SIMD 8 would need a second level of sub-group totals in wg-escan. */
+	if ((opt.simd != 16 && opt.simd != 32) || (opt.pocl_tile != 16 && opt.pocl_tile != 32)) {
+		fprintf(stderr, "builtins: --simd and --pocl-tile are 16 or 32\n");
+		return 2;
+	}
 	if (opt.reps < 1)
 		opt.reps = 1;
 	if (opt.quick && !opt.elems)
@@ -762,29 +879,37 @@ int main(int argc, char **argv)
 	out_va = gbuf(g, n * 4, WEFT_PTE_WRITE, &out);
 	part_va = gbuf(g, n / 64 * 4 + PAGE, WEFT_PTE_WRITE, &part);
 	args_va = gbuf(g, PAGE, 0, &args);
-	code[0] = gcode(g, "<sg-reduce>", k_reduce);
-	code[1] = gcode(g, "<sg-scan>", k_sgscan);
-	code[2] = gcode(g, "<wg-escan>", k_wgescan);
-	tsrc = k_transpose((uint32_t)tn);
+	{
+		const char *names[] = { "<sg-reduce>", "<sg-scan>", "<wg-escan>", NULL, "<block-copy>" };
+		const char *tmpls[] = { k_reduce, k_sgscan, k_wgescan, NULL, k_copy };
+
+		for (int k = 0; k < 5; k++) {
+			if (!tmpls[k])
+				continue;
+			tsrc = width_kernel(tmpls[k], W);
+			code[k] = gcode(g, names[k], tsrc);
+			free(tsrc);
+		}
+	}
+	tsrc = k_transpose((uint32_t)tn, W);
 	code[3] = gcode(g, "<transpose>", tsrc);
 	free(tsrc);
-	code[4] = gcode(g, "<block-copy>", k_copy);
 
-	ref_in = malloc(n * 4);
-	want = malloc(n * 4);
+	ref_in = huge_alloc(n * 4);
+	want = huge_alloc(n * 4);
 	for (uint64_t i = 0; i < n; i++)
 		ref_in[i] = (uint32_t)mix(i + 1);
 	memcpy(in, ref_in, n * 4);
 
 #ifndef BENCH_NO_POCL
 	if (opt.pocl) {
-		if (pocl_init(&P)) {
+		if (pocl_init(&P, W, opt.pocl_tile)) {
 			fprintf(stderr, "builtins: PoCL unavailable: cannot compare\n");
 			return 2;
 		}
-		pout = aligned_alloc(4096, n * 4);
-		ppa = aligned_alloc(4096, n / 64 * 4 + PAGE);
-		ppb = aligned_alloc(4096, n / 64 * 4 + PAGE);
+		pout = huge_alloc(n * 4);
+		ppa = huge_alloc(n / 64 * 4 + PAGE);
+		ppb = huge_alloc(n / 64 * 4 + PAGE);
 		cin = pocl_buf(&P, ref_in, n * 4);
 		cout = pocl_buf(&P, pout, n * 4);
 		cpa = pocl_buf(&P, ppa, n / 64 * 4 + PAGE);
@@ -792,7 +917,7 @@ int main(int argc, char **argv)
 	}
 #endif
 	printf("builtins: %llu elements (transpose %llux%llu), model SIMD%u on %u threads%s%s\n",
-	       (unsigned long long)n, (unsigned long long)tn, (unsigned long long)tn, SIMD,
+	       (unsigned long long)n, (unsigned long long)tn, (unsigned long long)tn, W,
 	       opt.threads, opt.pocl ? ", PoCL device: " : "",
 #ifndef BENCH_NO_POCL
 	       opt.pocl ? P.device :
@@ -800,7 +925,7 @@ int main(int argc, char **argv)
 	       "");
 
 	/* ---- sg-reduce ---- */
-	{
+	if (selected("sg-reduce")) {
 		struct result *r = &res[nres++];
 		uint32_t sum = 0, got = 0;
 
@@ -819,10 +944,10 @@ int main(int argc, char **argv)
 			while (cnt > CHUNK) {
 				uint64_t nsg = cnt / CHUNK;
 				struct launch l = { .code = code[0], .args = args_va, .gsize =
-						    { (uint32_t)(nsg * SIMD), 1, 1 }, .lsize =
-						    { nsg * SIMD < WG ? (uint32_t)(nsg * SIMD) : WG, 1, 1 } };
+						    { (uint32_t)(nsg * W), 1, 1 }, .lsize =
+						    { nsg * W < WG ? (uint32_t)(nsg * W) : WG, 1, 1 }, .simd = W };
 
-				margs(g, args, src, dst, CHUNK / (8 * SIMD));
+				margs(g, args, src, dst, CHUNK / (8 * W));
 				if (gdispatch(g, &l)) {
 					ok = false;
 					break;
@@ -881,17 +1006,17 @@ int main(int argc, char **argv)
 	}
 
 	/* ---- sg-scan ---- */
-	{
+	if (selected("sg-scan")) {
 		struct result *r = &res[nres++];
 
 		*r = (struct result){ .name = "sg-scan", .model_kernel = "ld.block8 + iscan.add.u32 + st.block8",
-				      .pocl_kernel = "local-memory scan per 16", .elems = n };
+				      .pocl_kernel = seg_label, .elems = n };
 		for (uint64_t i = 0; i < n; i++)
-			want[i] = (i % SIMD ? want[i - 1] : 0) + ref_in[i];
-		struct launch l = { code[1], args_va, { (uint32_t)(n / CHUNK * SIMD), 1, 1 },
-				    { WG, 1, 1 }, 0 };
+			want[i] = (i % W ? want[i - 1] : 0) + ref_in[i];
+		struct launch l = { code[1], args_va, { (uint32_t)(n / CHUNK * W), 1, 1 },
+				    { WG, 1, 1 }, 0, W };
 
-		bench_model_dispatch(g, args, in_va, out_va, CHUNK / (8 * SIMD), &l, out, want, n, r);
+		bench_model_dispatch(g, args, in_va, out_va, CHUNK / (8 * W), &l, out, want, n, r);
 #ifndef BENCH_NO_POCL
 		if (opt.pocl) {
 			size_t gs = n, ls = WG;
@@ -902,14 +1027,14 @@ int main(int argc, char **argv)
 	}
 
 	/* ---- wg-escan ---- */
-	{
+	if (selected("wg-escan")) {
 		struct result *r = &res[nres++];
 
 		*r = (struct result){ .name = "wg-escan", .model_kernel = "escan.add.u32 + SLM + bar (work-group scan)",
 				      .pocl_kernel = "local-memory scan per 256", .elems = n };
 		for (uint64_t i = 0; i < n; i++)
 			want[i] = i % WG ? want[i - 1] + ref_in[i - 1] : 0;
-		struct launch l = { code[2], args_va, { (uint32_t)n, 1, 1 }, { WG, 1, 1 }, 64 };
+		struct launch l = { code[2], args_va, { (uint32_t)n, 1, 1 }, { WG, 1, 1 }, 64, W };
 
 		bench_model_dispatch(g, args, in_va, out_va, 0, &l, out, want, n, r);
 #ifndef BENCH_NO_POCL
@@ -922,22 +1047,22 @@ int main(int argc, char **argv)
 	}
 
 	/* ---- transpose ---- */
-	{
+	if (selected("transpose")) {
 		struct result *r = &res[nres++];
 		uint64_t tt = tn * tn;
 
-		*r = (struct result){ .name = "transpose", .model_kernel = "16x16: ld.block + shfl.xor butterfly + st.block",
-				      .pocl_kernel = "16x16 local-memory tile", .elems = tt };
+		*r = (struct result){ .name = "transpose", .model_kernel = tmodel_label,
+				      .pocl_kernel = tpocl_label, .elems = tt };
 		for (uint64_t y = 0; y < tn; y++)
 			for (uint64_t x = 0; x < tn; x++)
 				want[x * tn + y] = ref_in[y * tn + x];
-		struct launch l = { code[3], args_va, { (uint32_t)tn, (uint32_t)(tn / 16), 1 },
-				    { 16, 1, 1 }, 0 };
+		struct launch l = { code[3], args_va, { (uint32_t)tn, (uint32_t)(tn / W), 1 },
+				    { W, 1, 1 }, 0, W };
 
 		bench_model_dispatch(g, args, in_va, out_va, 0, &l, out, want, tt, r);
 #ifndef BENCH_NO_POCL
 		if (opt.pocl) {
-			size_t gs[2] = { tn, tn }, ls[2] = { 16, 16 };
+			size_t gs[2] = { tn, tn }, ls[2] = { opt.pocl_tile, opt.pocl_tile };
 
 			bench_pocl_kernel(&P, P.transpose, cin, cout, 1, (uint32_t)tn, 2, gs, ls, pout,
 					  want, tt, r);
@@ -946,15 +1071,15 @@ int main(int argc, char **argv)
 	}
 
 	/* ---- block-copy ---- */
-	{
+	if (selected("block-copy")) {
 		struct result *r = &res[nres++];
 
 		*r = (struct result){ .name = "block-copy", .model_kernel = "ld.block8 / st.block8 (sub-group block I/O)",
 				      .pocl_kernel = "plain copy", .elems = n };
-		struct launch l = { code[4], args_va, { (uint32_t)(n / CHUNK * SIMD), 1, 1 },
-				    { WG, 1, 1 }, 0 };
+		struct launch l = { code[4], args_va, { (uint32_t)(n / CHUNK * W), 1, 1 },
+				    { WG, 1, 1 }, 0, W };
 
-		bench_model_dispatch(g, args, in_va, out_va, CHUNK / (8 * SIMD), &l, out, ref_in, n, r);
+		bench_model_dispatch(g, args, in_va, out_va, CHUNK / (8 * W), &l, out, ref_in, n, r);
 #ifndef BENCH_NO_POCL
 		if (opt.pocl) {
 			size_t gs = n, ls = WG;
