@@ -388,11 +388,21 @@ static void step(struct fz *f)
 		batch_emit(f, c, WEFT_CMD_DISPATCH_LEN);
 		break;
 	}
-	case 8: { /* WRITE_DATA */
+	case 8: { /* WRITE_DATA; with bit 7 SEM_WAIT (a wait on what it or another queue writes) */
 		uint64_t va = pick_va(f, B_DATA, 8), v = get64(f);
 		uint32_t c[] = { CMD(WEFT_CMD_WRITE_DATA, 5), (uint32_t)va, (uint32_t)(va >> 32),
-				 (uint32_t)v, (uint32_t)(v >> 32) };
+				 (uint32_t)v, (uint32_t)(v >> 32), 0 };
 
+#ifdef WEFT_CMD_SEM_WAIT
+		if (op & 0x80) {
+			uint8_t sel = get8(f);
+
+			c[0] = CMD(WEFT_CMD_SEM_WAIT, WEFT_CMD_SEM_WAIT_LEN);
+			c[5] = (sel & 0x80) ? get32(f) : sel & 1;	/* mostly GTE or EQ */
+			batch_emit(f, c, WEFT_CMD_SEM_WAIT_LEN);
+			break;
+		}
+#endif
 		batch_emit(f, c, 5);
 		break;
 	}
@@ -450,14 +460,15 @@ static void step(struct fz *f)
 	case 21: { /* poke guest memory anywhere */
 		uint64_t gpa = get32(f) % MEM_SIZE & ~7u, v = get64(f);
 
-		memcpy(host(f, gpa), &v, 8);
+		/* One aligned store: a queue in SEM_WAIT may be reading it. */
+		__atomic_store_n((uint64_t *)host(f, gpa), v, __ATOMIC_RELEASE);
 		break;
 	}
 	case 22: { /* poke the argument or data buffer */
 		unsigned b = (op & 0x80) ? B_DATA : B_ARGS;
 		uint64_t off = get16(f) % (bufs[b].pages * PAGE) & ~7u, v = get64(f);
 
-		memcpy(host(f, f->buf_gpa[b] + off), &v, 8);
+		__atomic_store_n((uint64_t *)host(f, f->buf_gpa[b] + off), v, __ATOMIC_RELEASE);
 		break;
 	}
 	case 23: { /* a queue register */

@@ -11,11 +11,15 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "weft_model_priv.h"
 
 #define QREG(n, r) WEFT_QUEUE_REG(n, r)
+
+/* A queue in SEM_WAIT re-reads its value at least this often (ns). */
+#define SEM_POLL_NS	1000000
 
 void weft_model_init_regs(void *regs, uint32_t doorbell_peer, unsigned threads)
 {
@@ -71,6 +75,7 @@ static void queue_error(struct weft_model *m, unsigned n, uint32_t code, uint64_
 	}
 	q->cs.error = true;
 	q->cs.in_batch = false;
+	q->cs.sem_wait = false;
 	weft_reg_write(m, QREG(n, WEFT_Q_ERROR_CODE), code);
 	weft_reg_write(m, QREG(n, WEFT_Q_ERROR_ADDR_LO), (uint32_t)addr);
 	weft_reg_write(m, QREG(n, WEFT_Q_ERROR_ADDR_HI), (uint32_t)(addr >> 32));
@@ -102,6 +107,26 @@ static void complete_ring_cmd(struct weft_model *m, unsigned n, uint32_t len)
 
 	q->head += len;
 	weft_reg_write(m, QREG(n, WEFT_Q_HEAD), q->head);
+}
+
+/*
+ * Queue @self wrote guest memory: the queues in a SEM_WAIT (or about to be:
+ * those running now) look at their value again.
+ */
+static void kick_waiters(struct weft_model *m, unsigned self)
+{
+	bool any = false;
+
+	pthread_mutex_lock(&m->lock);
+	for (unsigned n = 0; n < WEFT_MODEL_NUM_QUEUES; n++) {
+		if (n != self && (m->q[n].waiting || m->q[n].busy)) {
+			m->q[n].poke = true;
+			any = true;
+		}
+	}
+	if (any)
+		pthread_cond_broadcast(&m->queue_cond);
+	pthread_mutex_unlock(&m->lock);
 }
 
 struct abort_ctx {
@@ -159,6 +184,7 @@ static bool cmd_dispatch(struct weft_model *m, unsigned n, const uint32_t *p, ui
 		return false;
 	}
 	weft_pool_dispatch(m->pool, n, &dp, m->watchdog, dispatch_should_abort, &ac, &res);
+	kick_waiters(m, n);
 	if (res.code < 0)
 		return false;	/* aborted: the reset / stop path takes over */
 	if (res.code == WEFT_QERR_MMU_FAULT) {
@@ -172,6 +198,42 @@ static bool cmd_dispatch(struct weft_model *m, unsigned n, const uint32_t *p, ui
 	return true;
 }
 
+/*
+ * The SEM_WAIT at batch_pos, decoded into q->sem_*: reads its value.
+ * Returns true on progress (it compared true and the batch goes on, or the
+ * queue stopped on a fault), false while it waits.
+ */
+static bool sem_wait_step(struct weft_model *m, unsigned n)
+{
+	struct weft_qstate *q = &m->q[n].cs;
+	struct weft_fault f;
+	uint8_t *p = weft_mmu_translate(&m->q[n].mmu, q->sem_va, WEFT_ACC_READ, &f);
+	uint64_t v;
+	bool ok;
+
+	if (!p) {
+		queue_error(m, n, WEFT_QERR_MMU_FAULT, f.va, &f);
+		return true;
+	}
+	v = __atomic_load_n((uint64_t *)p, __ATOMIC_ACQUIRE);
+	ok = q->sem_op == WEFT_SEM_WAIT_OP_EQ ? v == q->sem_val : v >= q->sem_val;
+	q->sem_wait = !ok;
+	if (ok)
+		q->batch_pos += 4 * WEFT_CMD_SEM_WAIT_LEN;
+	return ok;
+}
+
+/* The payload of the @len-dword batch command at @va; false if the queue stopped (fault). */
+static bool read_payload(struct weft_model *m, unsigned n, uint64_t va, uint32_t *p, uint32_t len)
+{
+	struct weft_fault f;
+
+	if (!weft_mmu_read(&m->q[n].mmu, va + 4, p, 4 * (len - 1), WEFT_ACC_READ, &f))
+		return true;
+	queue_error(m, n, WEFT_QERR_MMU_FAULT, f.va, &f);
+	return false;
+}
+
 /* One batch command. Returns true on progress. */
 static bool batch_step(struct weft_model *m, unsigned n)
 {
@@ -181,6 +243,8 @@ static bool batch_step(struct weft_model *m, unsigned n)
 	struct weft_fault f;
 	uint32_t hdr, op, len, p[WEFT_CMD_DISPATCH_SCRATCH_LEN - 1];
 
+	if (q->sem_wait)
+		return sem_wait_step(m, n);
 	if (va >= q->batch_end) {
 		q->in_batch = false;
 		complete_ring_cmd(m, n, q->batch_cmd_len);
@@ -215,41 +279,52 @@ static bool batch_step(struct weft_model *m, unsigned n)
 	case WEFT_CMD_DISPATCH:
 		if (len != WEFT_CMD_DISPATCH_LEN)
 			goto bad;
-		if (weft_mmu_read(mmu, va + 4, p, 4 * (len - 1), WEFT_ACC_READ, &f)) {
-			queue_error(m, n, WEFT_QERR_MMU_FAULT, f.va, &f);
+		if (!read_payload(m, n, va, p, len))
 			return true;
-		}
 		if (!cmd_dispatch(m, n, p, va, 0))
 			return true;
 		break;
 	case WEFT_CMD_DISPATCH_SCRATCH:
 		if (len != WEFT_CMD_DISPATCH_SCRATCH_LEN)
 			goto bad;
-		if (weft_mmu_read(mmu, va + 4, p, 4 * (len - 1), WEFT_ACC_READ, &f)) {
-			queue_error(m, n, WEFT_QERR_MMU_FAULT, f.va, &f);
+		if (!read_payload(m, n, va, p, len))
 			return true;
-		}
 		if (!cmd_dispatch(m, n, p, va, p[15]))
 			return true;
 		break;
 	case WEFT_CMD_WRITE_DATA: {
 		uint64_t dst;
+		uint8_t *h;
 
 		if (len != WEFT_CMD_WRITE_DATA_LEN)
 			goto bad;
-		if (weft_mmu_read(mmu, va + 4, p, 16, WEFT_ACC_READ, &f)) {
-			queue_error(m, n, WEFT_QERR_MMU_FAULT, f.va, &f);
+		if (!read_payload(m, n, va, p, len))
 			return true;
-		}
 		dst = p[0] | (uint64_t)p[1] << 32;
 		if (dst & 7)
 			goto bad;
-		if (weft_mmu_write(mmu, dst, &p[2], 8, &f)) {
+		/* One aligned store, as a SEM_WAIT of another queue reads it. */
+		h = weft_mmu_translate(mmu, dst, WEFT_ACC_WRITE, &f);
+		if (!h) {
 			queue_error(m, n, WEFT_QERR_MMU_FAULT, f.va, &f);
 			return true;
 		}
+		__atomic_store_n((uint64_t *)h, p[2] | (uint64_t)p[3] << 32, __ATOMIC_RELEASE);
+		kick_waiters(m, n);
 		break;
 	}
+	case WEFT_CMD_SEM_WAIT:
+		if (len != WEFT_CMD_SEM_WAIT_LEN)
+			goto bad;
+		if (!read_payload(m, n, va, p, len))
+			return true;
+		q->sem_va = p[0] | (uint64_t)p[1] << 32;
+		q->sem_val = p[2] | (uint64_t)p[3] << 32;
+		q->sem_op = p[4] & WEFT_SEM_WAIT_OP_MASK;
+		if ((q->sem_va & 7) || (p[4] & WEFT_SEM_WAIT_RSVD_MASK) ||
+		    (q->sem_op != WEFT_SEM_WAIT_OP_GTE && q->sem_op != WEFT_SEM_WAIT_OP_EQ))
+			goto bad;
+		return sem_wait_step(m, n);
 	default:
 		goto bad;
 	}
@@ -350,6 +425,7 @@ static bool queue_step(struct weft_model *m, unsigned n)
 			goto bad;
 		__atomic_store_n((uint64_t *)dst, val, __ATOMIC_RELEASE);
 		complete_ring_cmd(m, n, len);
+		kick_waiters(m, n);
 		if (p[5] & WEFT_FENCE_FLAG_IRQ)
 			raise_irq(m);
 		return true;
@@ -425,6 +501,24 @@ static void *cp_thread(void *arg)
 	return NULL;
 }
 
+/*
+ * A queue in a SEM_WAIT sleeps until a wake-up or for SEM_POLL_NS, then
+ * looks at its value again: the CPU may write it too (m->lock held).
+ */
+static void poll_wait(struct weft_model *m, struct weft_queue *q)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_nsec += SEM_POLL_NS;
+	if (ts.tv_nsec >= 1000000000) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000;
+	}
+	if (pthread_cond_timedwait(&m->queue_cond, &m->lock, &ts) == ETIMEDOUT)
+		q->poke = true;
+}
+
 /* A queue's command streamer: runs the queue until it cannot progress. */
 static void *queue_thread(void *arg)
 {
@@ -436,11 +530,15 @@ static void *queue_thread(void *arg)
 	while (!m->quit) {
 		uint64_t gen;
 
-		if (q->done == q->gen) {
-			pthread_cond_wait(&m->queue_cond, &m->lock);
+		if (q->done == q->gen && !q->poke) {
+			if (q->waiting)
+				poll_wait(m, q);
+			else
+				pthread_cond_wait(&m->queue_cond, &m->lock);
 			continue;
 		}
 		gen = q->gen;
+		q->poke = false;
 		q->busy = true;
 		pthread_mutex_unlock(&m->lock);
 		while (atomic_load(&m->running) && queue_step(m, q->idx)) {
@@ -453,6 +551,8 @@ static void *queue_thread(void *arg)
 				break;
 		}
 		pthread_mutex_lock(&m->lock);
+		/* Stopped: the state is the handshake's, and a SEM_WAIT is over. */
+		q->waiting = atomic_load(&m->running) && q->cs.sem_wait;
 		q->busy = false;
 		q->done = gen;
 		pthread_cond_broadcast(&m->idle_cond);
@@ -562,7 +662,7 @@ static bool idle_for(struct weft_model *m, uint64_t target)
 	if (m->cp_done < target)
 		return false;
 	for (unsigned n = 0; n < m->nqthreads; n++)
-		if (m->q[n].done < target || m->q[n].busy)
+		if (m->q[n].done < target || m->q[n].busy || m->q[n].poke)
 			return false;
 	return true;
 }

@@ -63,8 +63,10 @@ void weft_model_doorbell(struct weft_model *m);
 
 /*
  * Waits until every doorbell rung before the call has been processed and
- * no queue can make progress (all idle, stopped in error, disabled or
- * waiting for a complete command).  For in-process users and tests.
+ * no queue can make progress (all idle, stopped in error, disabled,
+ * waiting for a complete command or in a SEM_WAIT whose value does not
+ * compare true; such a queue goes on by itself when the value changes).
+ * For in-process users and tests.
  */
 void weft_model_wait_idle(struct weft_model *m);
 

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -875,6 +876,31 @@ static double now(void)
 	return t.tv_sec + t.tv_nsec * 1e-9;
 }
 
+/* Resets queue q, which must end at once whatever it was doing. */
+static void reset_now(struct env *e, unsigned q)
+{
+	double t = now();
+
+	env_reset_queue(e, q);
+	t = now() - t;
+	CHECK(t < 1.0, "reset took %.3f s", t);
+	CHECK_EQ(env_qreg(e, q, WEFT_Q_RESET_ACK), env_qreg(e, q, WEFT_Q_RESET_REQ));
+	CHECK_EQ(env_qreg(e, q, WEFT_Q_STATUS), WEFT_Q_STATUS_IDLE);
+}
+
+/* DRIVER_READY = 0: the device must stop at once, whatever its queues do. */
+static void stop_device(struct env *e)
+{
+	double t = now();
+
+	env_wreg(e, WEFT_REG_DRIVER_READY, 0);
+	weft_model_doorbell(e->m);
+	weft_model_wait_idle(e->m);
+	t = now() - t;
+	CHECK(t < 1.0, "stop took %.3f s", t);
+	CHECK_EQ(env_reg(e, WEFT_REG_DEVICE_STATUS), WEFT_DEVICE_STOPPED);
+}
+
 /* Starts a long dispatch on queue 0 without waiting for it. */
 static void start_long_dispatch(struct env *e)
 {
@@ -912,16 +938,10 @@ static void t_reset_running_dispatch(void)
 {
 	struct env *e = fresh(0);
 	uint32_t fence[] = { CMD(WEFT_CMD_FENCE, 6), (uint32_t)e->fence_gpa, 0, 2, 0, 0 };
-	double t;
 
 	start_long_dispatch(e);
 	CHECK_EQ(env_qreg(e, 0, WEFT_Q_STATUS), WEFT_Q_STATUS_BUSY);
-	t = now();
-	env_reset_queue(e, 0);
-	t = now() - t;
-	CHECK(t < 1.0, "reset took %.3f s", t);
-	CHECK_EQ(env_qreg(e, 0, WEFT_Q_RESET_ACK), env_qreg(e, 0, WEFT_Q_RESET_REQ));
-	CHECK_EQ(env_qreg(e, 0, WEFT_Q_STATUS), WEFT_Q_STATUS_IDLE);
+	reset_now(e, 0);
 	CHECK_EQ(env_fence(e), 0);
 	env_ring_emit(e, 0, fence, 6);
 	env_kick(e, 0);
@@ -980,13 +1000,7 @@ static void t_reset_running_dispatch(void)
 
 	/* DRIVER_READY = 0 stops a running dispatch too. */
 	start_long_dispatch(e);
-	t = now();
-	env_wreg(e, WEFT_REG_DRIVER_READY, 0);
-	weft_model_doorbell(e->m);
-	weft_model_wait_idle(e->m);
-	t = now() - t;
-	CHECK(t < 1.0, "stop took %.3f s", t);
-	CHECK_EQ(env_reg(e, WEFT_REG_DEVICE_STATUS), WEFT_DEVICE_STOPPED);
+	stop_device(e);
 	CHECK_EQ(env_fence(e), 2);
 	CHECK_EQ(env_ready(e), WEFT_DEVICE_RUNNING);
 }
@@ -1099,6 +1113,367 @@ static void t_queue_priority(void)
 	      in0);
 }
 
+/* A running device with a batch page, a semaphore page and a mark page. */
+struct sem_env {
+	struct env *e;
+	uint32_t *b;
+	uint64_t *sem, *mark;
+	uint64_t bva, sva, mva;
+};
+
+static struct sem_env sem_env(void)
+{
+	struct sem_env s = { fresh(0) };
+
+	s.bva = env_buf(s.e, 4096, WEFT_PTE_VALID, (void **)&s.b);
+	s.sva = env_buf(s.e, 4096, WEFT_PTE_VALID | WEFT_PTE_WRITE, (void **)&s.sem);
+	s.mva = env_buf(s.e, 4096, WEFT_PTE_VALID | WEFT_PTE_WRITE, (void **)&s.mark);
+	return s;
+}
+
+/* SEM_WAIT tests: a batch of SEM_WAIT(va, val, flags), then WRITE_DATA(mark, 1 + q). */
+static uint32_t sem_batch(uint32_t *b, uint64_t va, uint64_t val, uint32_t flags, uint64_t mark,
+			  unsigned q)
+{
+	uint32_t i = 0;
+
+	b[i++] = CMD(WEFT_CMD_SEM_WAIT, WEFT_CMD_SEM_WAIT_LEN);
+	b[i++] = (uint32_t)va;
+	b[i++] = (uint32_t)(va >> 32);
+	b[i++] = (uint32_t)val;
+	b[i++] = (uint32_t)(val >> 32);
+	b[i++] = flags;
+	b[i++] = CMD(WEFT_CMD_WRITE_DATA, 5);
+	b[i++] = (uint32_t)mark;
+	b[i++] = (uint32_t)(mark >> 32);
+	b[i++] = 1 + q;
+	b[i++] = 0;
+	b[i++] = CMD(WEFT_CMD_END, 1);
+	return i * 4;
+}
+
+/* SET_VM + BATCH + FENCE(@fence at fence_gpa + 8 * q), kick, wait for idle. */
+static void sem_submit(struct env *e, unsigned q, uint64_t bva, uint32_t bytes, uint64_t fence)
+{
+	uint64_t fgpa = e->fence_gpa + 8 * q;
+	uint32_t cmds[] = {
+		CMD(WEFT_CMD_SET_VM, 4), (uint32_t)e->root, (uint32_t)(e->root >> 32), 7,
+		CMD(WEFT_CMD_BATCH, 4), (uint32_t)bva, (uint32_t)(bva >> 32), bytes,
+		CMD(WEFT_CMD_FENCE, 6), (uint32_t)fgpa, (uint32_t)(fgpa >> 32),
+		(uint32_t)fence, (uint32_t)(fence >> 32), 0,
+	};
+
+	env_ring_emit(e, q, cmds, sizeof(cmds) / 4);
+	env_kick(e, q);
+}
+
+static uint64_t qfence(struct env *e, unsigned q)
+{
+	return __atomic_load_n((uint64_t *)env_host(e, e->fence_gpa + 8 * q), __ATOMIC_ACQUIRE);
+}
+
+/* Waits (up to a hang guard) for queue q's fence to reach @v. */
+static bool wait_qfence(struct env *e, unsigned q, uint64_t v)
+{
+	double t = now();
+
+	while (qfence(e, q) != v && now() - t < 30)
+		usleep(200);
+	weft_model_wait_idle(e->m);
+	return qfence(e, q) == v;
+}
+
+/* Queue q stopped in a SEM_WAIT: busy, its batch not done, nothing written after it. */
+static void check_waiting(struct env *e, unsigned q, uint64_t fence, const uint64_t *mark)
+{
+	CHECK(env_qreg(e, q, WEFT_Q_STATUS) == WEFT_Q_STATUS_BUSY, "queue %u: status %u, not waiting",
+	      q, env_qreg(e, q, WEFT_Q_STATUS));
+	CHECK(qfence(e, q) != fence, "queue %u: the batch completed", q);
+	CHECK(*mark == 0, "queue %u: WRITE_DATA after the wait ran", q);
+	CHECK(env_qreg(e, q, WEFT_Q_HEAD) != e->tail[q], "queue %u: HEAD reached TAIL", q);
+}
+
+static void t_sem_wait(void)
+{
+	struct sem_env s = sem_env();
+	struct env *e = s.e;
+	uint64_t *sem = s.sem, *mark = s.mark;
+	static const struct {
+		uint64_t value, operand;
+		uint32_t op;
+		bool passes;
+	} cases[] = {
+		{ 5, 5, WEFT_SEM_WAIT_OP_GTE, true },
+		{ 5, 0, WEFT_SEM_WAIT_OP_GTE, true },
+		{ 6, 5, WEFT_SEM_WAIT_OP_GTE, true },
+		{ 4, 5, WEFT_SEM_WAIT_OP_GTE, false },
+		{ 5, 5, WEFT_SEM_WAIT_OP_EQ, true },
+		{ 6, 5, WEFT_SEM_WAIT_OP_EQ, false },
+		{ 4, 5, WEFT_SEM_WAIT_OP_EQ, false },
+		/* 64 bits, unsigned: the high dword counts, the top bit is no sign */
+		{ 0xffffffffull, 0x100000000ull, WEFT_SEM_WAIT_OP_GTE, false },
+		{ 0x100000000ull, 0xffffffffull, WEFT_SEM_WAIT_OP_GTE, true },
+		{ 1ull << 63, 1, WEFT_SEM_WAIT_OP_GTE, true },
+		{ 1, 1ull << 63, WEFT_SEM_WAIT_OP_GTE, false },
+		{ 0x100000005ull, 5, WEFT_SEM_WAIT_OP_EQ, false },
+		{ 0x8000000000000005ull, 0x8000000000000005ull, WEFT_SEM_WAIT_OP_EQ, true },
+	};
+	uint64_t fence = 0;
+
+	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint32_t bytes = sem_batch(s.b, s.sva + 8 * i, cases[i].operand, cases[i].op, s.mva, 0);
+
+		sem[i] = cases[i].value;
+		*mark = 0;
+		sem_submit(e, 0, s.bva, bytes, ++fence);
+		if (cases[i].passes) {
+			CHECK(qfence(e, 0) == fence && *mark == 1 &&
+			      env_qreg(e, 0, WEFT_Q_STATUS) == WEFT_Q_STATUS_IDLE,
+			      "case %u: 0x%llx %s 0x%llx did not pass", i,
+			      (unsigned long long)cases[i].value,
+			      cases[i].op == WEFT_SEM_WAIT_OP_EQ ? "==" : ">=",
+			      (unsigned long long)cases[i].operand);
+			continue;
+		}
+		check_waiting(e, 0, fence, mark);
+		/* Still waiting after more doorbells and a while. */
+		weft_model_doorbell(e->m);
+		weft_model_wait_idle(e->m);
+		usleep(5000);
+		check_waiting(e, 0, fence, mark);
+		/* The CPU writes the value, no doorbell: the queue goes on by itself. */
+		__atomic_store_n(&sem[i], cases[i].operand, __ATOMIC_RELEASE);
+		CHECK(wait_qfence(e, 0, fence), "case %u: the wait did not end", i);
+		CHECK_EQ(*mark, 1);
+		CHECK_EQ(env_qreg(e, 0, WEFT_Q_STATUS), WEFT_Q_STATUS_IDLE);
+		CHECK_EQ(env_qreg(e, 0, WEFT_Q_HEAD), e->tail[0]);
+	}
+
+	/* EQ waits for exactly the operand: passing it does not do. */
+	sem[0] = 1;
+	*mark = 0;
+	sem_submit(e, 1, s.bva, sem_batch(s.b, s.sva, 3, WEFT_SEM_WAIT_OP_EQ, s.mva, 1), ++fence);
+	__atomic_store_n(&sem[0], 4, __ATOMIC_RELEASE);
+	usleep(5000);
+	weft_model_wait_idle(e->m);
+	check_waiting(e, 1, fence, mark);
+	__atomic_store_n(&sem[0], 3, __ATOMIC_RELEASE);
+	CHECK(wait_qfence(e, 1, fence), "EQ: the wait did not end");
+	CHECK_EQ(*mark, 2);
+	CHECK_EQ(env_qreg(e, 0, WEFT_Q_ERROR_SEQ) + env_qreg(e, 1, WEFT_Q_ERROR_SEQ), 0);
+}
+
+/* A wait satisfied by other queues: WRITE_DATA, a dispatch's store, a FENCE. */
+static void t_sem_wait_other_queue(void)
+{
+	struct env *e = fresh(0);
+	uint32_t *b2, *b0;
+	uint64_t *sem, *mark, *args;
+	uint64_t b2va = env_buf(e, 4096, WEFT_PTE_VALID, (void **)&b2);
+	uint64_t b0va = env_buf(e, 4096, WEFT_PTE_VALID, (void **)&b0);
+	uint64_t sva = env_buf(e, 4096, WEFT_PTE_VALID | WEFT_PTE_WRITE, (void **)&sem);
+	uint64_t sgpa = (uint8_t *)sem - e->mem;	/* for FENCE */
+	uint64_t mva = env_buf(e, 4096, WEFT_PTE_VALID | WEFT_PTE_WRITE, (void **)&mark);
+	uint64_t args_va = env_buf(e, 4096, WEFT_PTE_VALID, (void **)&args);
+	uint64_t end = env_code(e, "end\n");
+	uint64_t store = env_code(e, "s2r.u64 r0, sr.args\nld.global.u64 r2, [r0+0]\n"
+				     "ld.global.u64 r4, [r0+8]\nst.global.u64 [r2+0], r4\nend\n");
+	struct env_dispatch d = { end, args_va, 8, { 64, 1, 1 }, { 8, 1, 1 } };
+	uint32_t bytes, i;
+
+	/* 1. Queue 2 waits for sem >= 1; queue 0's WRITE_DATA sets it. */
+	sem_submit(e, 2, b2va, sem_batch(b2, sva, 1, WEFT_SEM_WAIT_OP_GTE, mva, 2), 1);
+	check_waiting(e, 2, 1, mark);
+	/* The waiting queue blocks no other: dispatches on 1 and 3 complete. */
+	CHECK_EQ(env_dispatch(e, 1, &d), 0);
+	CHECK_EQ(env_dispatch(e, 3, &d), 0);
+	check_waiting(e, 2, 1, mark);
+	i = 0;
+	b0[i++] = CMD(WEFT_CMD_WRITE_DATA, 5);
+	b0[i++] = (uint32_t)sva;
+	b0[i++] = (uint32_t)(sva >> 32);
+	b0[i++] = 1;
+	b0[i++] = 0;
+	b0[i++] = CMD(WEFT_CMD_END, 1);
+	/* A write wakes the waiter at once: when the model is idle again, it is done. */
+	sem_submit(e, 0, b0va, i * 4, 1);
+	CHECK_EQ(qfence(e, 0), 1);
+	CHECK_EQ(qfence(e, 2), 1);
+	CHECK_EQ(*mark, 3);
+	CHECK_EQ(env_qreg(e, 2, WEFT_Q_STATUS), WEFT_Q_STATUS_IDLE);
+	CHECK_EQ(env_qreg(e, 2, WEFT_Q_HEAD), e->tail[2]);
+
+	/* 2. Queue 2 waits for sem == 7, which a kernel on queue 3 stores. */
+	*mark = 0;
+	sem_submit(e, 2, b2va, sem_batch(b2, sva, 7, WEFT_SEM_WAIT_OP_EQ, mva, 2), 2);
+	check_waiting(e, 2, 2, mark);
+	args[0] = sva;
+	args[1] = 7;
+	d.code_va = store;
+	d.gsize[0] = d.lsize[0] = 1;
+	CHECK_EQ(env_dispatch(e, 3, &d), 0);
+	CHECK_EQ(qfence(e, 2), 2);
+	CHECK_EQ(*mark, 3);
+
+	/* 3. A ring FENCE of queue 1 to the semaphore's physical address. */
+	*mark = 0;
+	sem_submit(e, 2, b2va, sem_batch(b2, sva, 9, WEFT_SEM_WAIT_OP_GTE, mva, 2), 3);
+	check_waiting(e, 2, 3, mark);
+	{
+		uint32_t f[] = { CMD(WEFT_CMD_FENCE, 6), (uint32_t)sgpa, (uint32_t)(sgpa >> 32), 10, 0,
+				 0 };
+
+		env_ring_emit(e, 1, f, 6);
+		env_kick(e, 1);
+	}
+	CHECK_EQ(*sem, 10);
+	CHECK_EQ(qfence(e, 2), 3);
+	CHECK_EQ(*mark, 3);
+
+	/* 4. Two queues wait on one value; a third releases both. */
+	*mark = 0;
+	*sem = 0;
+	bytes = sem_batch(b2, sva, 1, WEFT_SEM_WAIT_OP_GTE, mva, 2);
+	sem_submit(e, 2, b2va, bytes, 4);
+	sem_submit(e, 3, b2va, bytes, 4);	/* writes 3 too */
+	check_waiting(e, 2, 4, mark);
+	check_waiting(e, 3, 4, mark);
+	sem_submit(e, 0, b0va, 6 * 4, 2);
+	CHECK_EQ(qfence(e, 2), 4);
+	CHECK_EQ(qfence(e, 3), 4);
+	CHECK_EQ(*mark, 3);
+	for (unsigned q = 0; q < 4; q++)
+		CHECK_EQ(env_qreg(e, q, WEFT_Q_ERROR_SEQ), 0);
+}
+
+/* SEM_WAIT errors: each stops only its queue, at the documented address. */
+static void t_sem_wait_errors(void)
+{
+	uint32_t mis[] = { CMD(WEFT_CMD_NOP, 1), CMD(WEFT_CMD_SEM_WAIT, 6), 0x5004, 0, 0, 0,
+			   WEFT_SEM_WAIT_OP_GTE };
+	uint32_t rsvd[] = { CMD(WEFT_CMD_SEM_WAIT, 6), 0x5000, 0, 0, 0, 0x10 };
+	uint32_t rsvd2[] = { CMD(WEFT_CMD_SEM_WAIT, 6), 0x5000, 0, 0, 0, 0x80000001 };
+	uint32_t op2[] = { CMD(WEFT_CMD_SEM_WAIT, 6), 0x5000, 0, 0, 0, 2 };
+	uint32_t op15[] = { CMD(WEFT_CMD_SEM_WAIT, 6), 0x5000, 0, 0, 0, 15 };
+	uint32_t len5[] = { CMD(WEFT_CMD_SEM_WAIT, 5), 0x5000, 0, 0, 0 };
+	uint32_t len7[] = { CMD(WEFT_CMD_SEM_WAIT, 7), 0x5000, 0, 0, 0, 0, 0 };
+	uint32_t past[] = { CMD(WEFT_CMD_NOP, 1), CMD(WEFT_CMD_SEM_WAIT, 6), 0x5000, 0, 0 };
+	struct sem_env s;
+	struct env *e;
+	uint32_t *b1;
+	uint64_t *mark, ro_va, b1va;
+	void *ro;
+	struct env_dispatch d;
+
+	const struct {
+		const uint32_t *cmds;
+		unsigned n, at;		/* dwords, the bad command's dword */
+	} bad[] = {
+		{ mis, 7, 1 }, { rsvd, 6, 0 }, { rsvd2, 6, 0 }, { op2, 6, 0 }, { op15, 6, 0 },
+		{ len5, 5, 0 }, { len7, 7, 0 }, { past, 5, 1 },
+	};
+
+	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		expect_batch_error(bad[i].cmds, bad[i].n, bad[i].at, WEFT_QERR_BAD_COMMAND);
+
+	/* Unmapped VA: an MMU fault (READ, not present) at the VA; others run on. */
+	s = sem_env();
+	e = s.e;
+	mark = s.mark;
+	b1va = env_buf(e, 4096, WEFT_PTE_VALID, (void **)&b1);
+	ro_va = env_buf(e, 4096, WEFT_PTE_VALID, &ro);
+	d = (struct env_dispatch){ env_code(e, "end\n"), 0, 8, { 64, 1, 1 }, { 8, 1, 1 } };
+	/* Queue 1 waits meanwhile; it must be neither woken nor disturbed. */
+	sem_submit(e, 1, b1va, sem_batch(b1, s.sva, 1, WEFT_SEM_WAIT_OP_EQ, s.mva, 1), 1);
+	check_waiting(e, 1, 1, mark);
+	sem_submit(e, 2, s.bva, sem_batch(s.b, 0x5000, 0, WEFT_SEM_WAIT_OP_GTE, s.mva, 2), 1);
+	CHECK_EQ(env_qreg(e, 2, WEFT_Q_STATUS), WEFT_Q_STATUS_ERROR);
+	CHECK_EQ(env_qreg(e, 2, WEFT_Q_ERROR_CODE), WEFT_QERR_MMU_FAULT);
+	CHECK_EQ(env_qreg(e, 2, WEFT_Q_ERROR_ADDR_LO), 0x5000);
+	CHECK_EQ(env_qreg(e, 2, WEFT_Q_ERROR_ADDR_HI), 0);
+	CHECK_EQ(fault_addr(e), 0x5000);
+	CHECK_EQ(env_reg(e, WEFT_REG_FAULT_INFO),
+		 WEFT_FAULT_ACCESS_READ | WEFT_FAULT_NOT_PRESENT | 2 << WEFT_FAULT_QUEUE_SHIFT);
+	CHECK_EQ(qfence(e, 2), 0);
+	CHECK_EQ(*mark, 0);
+	check_waiting(e, 1, 1, mark);
+	CHECK_EQ(env_dispatch(e, 0, &d), 0);
+	CHECK_EQ(env_dispatch(e, 3, &d), 0);
+	/* A read-only page is fine to wait on. */
+	env_reset_queue(e, 2);
+	sem_submit(e, 2, s.bva, sem_batch(s.b, ro_va, 0, WEFT_SEM_WAIT_OP_EQ, s.mva, 2), 2);
+	CHECK_EQ(qfence(e, 2), 2);
+	CHECK_EQ(*mark, 3);
+	/* The waiter is still there and ends as asked. */
+	*mark = 0;
+	check_waiting(e, 1, 1, mark);
+	__atomic_store_n(s.sem, 1, __ATOMIC_RELEASE);
+	CHECK(wait_qfence(e, 1, 1), "queue 1's wait did not end");
+	CHECK_EQ(*mark, 2);
+	CHECK_EQ(env_qreg(e, 1, WEFT_Q_ERROR_SEQ), 0);
+}
+
+/* A queue reset and DRIVER_READY = 0 end a wait at once; the device is not spinning. */
+static void t_sem_wait_reset(void)
+{
+	struct sem_env s = sem_env();
+	struct env *e = s.e;
+	uint64_t *sem = s.sem, *mark = s.mark, bva = s.bva;
+	uint32_t bytes = sem_batch(s.b, s.sva, 1, WEFT_SEM_WAIT_OP_GTE, s.mva, 0);
+	struct rusage r0, r1;
+	double t, cpu;
+	unsigned irqs;
+
+	/* Waiting costs no CPU to speak of: it sleeps between looks. */
+	sem_submit(e, 0, bva, bytes, 1);
+	check_waiting(e, 0, 1, mark);
+	getrusage(RUSAGE_SELF, &r0);
+	t = now();
+	usleep(200000);
+	t = now() - t;
+	getrusage(RUSAGE_SELF, &r1);
+	cpu = (r1.ru_utime.tv_sec - r0.ru_utime.tv_sec) + (r1.ru_stime.tv_sec - r0.ru_stime.tv_sec) +
+	      ((r1.ru_utime.tv_usec - r0.ru_utime.tv_usec) +
+	       (r1.ru_stime.tv_usec - r0.ru_stime.tv_usec)) * 1e-6;
+	CHECK(cpu < t / 4, "a waiting queue used %.3f s of CPU in %.3f s", cpu, t);
+
+	/* Queue reset: the wait ends, nothing after it runs. */
+	check_waiting(e, 0, 1, mark);
+	irqs = atomic_load(&e->irqs);
+	reset_now(e, 0);
+	CHECK_EQ(env_qreg(e, 0, WEFT_Q_HEAD), e->tail[0]);
+	CHECK_EQ(env_qreg(e, 0, WEFT_Q_ERROR_SEQ), 0);
+	CHECK_EQ(atomic_load(&e->irqs), irqs + 1);
+	__atomic_store_n(sem, 1, __ATOMIC_RELEASE);
+	usleep(10000);
+	weft_model_wait_idle(e->m);
+	CHECK_EQ(*mark, 0);
+	CHECK_EQ(qfence(e, 0), 0);
+	/* The queue works again, and waits again. */
+	sem_submit(e, 0, bva, bytes, 2);
+	CHECK_EQ(qfence(e, 0), 2);
+	CHECK_EQ(*mark, 1);
+	*mark = 0;
+	*sem = 0;
+	sem_submit(e, 0, bva, bytes, 3);
+	check_waiting(e, 0, 3, mark);
+
+	/* DRIVER_READY = 0: the device stops at once, the wait is dropped. */
+	stop_device(e);
+	CHECK_EQ(env_qreg(e, 0, WEFT_Q_STATUS), WEFT_Q_STATUS_IDLE);
+	__atomic_store_n(sem, 1, __ATOMIC_RELEASE);
+	usleep(10000);
+	weft_model_wait_idle(e->m);
+	CHECK_EQ(*mark, 0);
+	CHECK_EQ(qfence(e, 0), 2);
+	/* Running again: a fresh wait passes. */
+	CHECK_EQ(env_ready(e), WEFT_DEVICE_RUNNING);
+	e->tail[0] = env_qreg(e, 0, WEFT_Q_HEAD);
+	sem_submit(e, 0, bva, bytes, 4);
+	CHECK_EQ(qfence(e, 0), 4);
+	CHECK_EQ(*mark, 1);
+}
+
 int main(void)
 {
 	h_run("model: identification block", t_identification);
@@ -1124,6 +1499,14 @@ int main(void)
 	      t_reset_running_dispatch);
 	h_run("queues: priority, queue 0 gets the larger share, queue 3 still progresses",
 	      t_queue_priority);
+	h_run("cs: SEM_WAIT, GE and EQ on 64-bit unsigned values, satisfied at once or later by the CPU",
+	      t_sem_wait);
+	h_run("cs: SEM_WAIT satisfied by other queues (WRITE_DATA, a kernel's store, FENCE); others run meanwhile",
+	      t_sem_wait_other_queue);
+	h_run("cs: SEM_WAIT errors (alignment, reserved bits, op, length, unmapped VA) stop only their queue",
+	      t_sem_wait_errors);
+	h_run("cs: SEM_WAIT ended by queue reset and DRIVER_READY=0; waiting does not spin",
+	      t_sem_wait_reset);
 	h_run("robustness: random batches and code", t_fuzz);
 	if (E)
 		env_destroy(E);

@@ -53,6 +53,18 @@
 /* WRITE_DATA, len 5: [1..2] VA (8-byte aligned), [3..4] 64-bit value. */
 #define WEFT_CMD_WRITE_DATA		0x03
 #define WEFT_CMD_WRITE_DATA_LEN		5
+/*
+ * SEM_WAIT, len 6: [1..2] VA (8-byte aligned), [3..4] 64-bit operand,
+ * [5] flags. The batch stops until the 64-bit value at VA compares true
+ * against the operand (unsigned), then continues. Other queues keep
+ * running meanwhile; a queue reset or DRIVER_READY = 0 ends the wait.
+ */
+#define WEFT_CMD_SEM_WAIT		0x05
+#define WEFT_CMD_SEM_WAIT_LEN		6
+#define   WEFT_SEM_WAIT_OP_MASK		0x0000000f
+#define   WEFT_SEM_WAIT_OP_GTE		0x00000000	/* value >= operand */
+#define   WEFT_SEM_WAIT_OP_EQ		0x00000001	/* value == operand */
+#define   WEFT_SEM_WAIT_RSVD_MASK	0xfffffff0
 
 /* Ring commands. */
 /*
