@@ -248,6 +248,20 @@ void weft_batch_write_data(struct weft_batch *batch, uint64_t va,
 	emit_u64(batch, value);
 }
 
+/**
+ * weft_batch_sem_wait: - the batch waits until the 64-bit value at @va
+ * compares true (@op: WEFT_BATCH_SEM_WAIT_GTE or _EQ) against @value.
+ */
+void weft_batch_sem_wait(struct weft_batch *batch, uint64_t va,
+			 uint64_t value, uint32_t op)
+{
+	weft_batch_emit(batch, WEFT_BATCH_HEADER(WEFT_BATCH_SEM_WAIT,
+						 WEFT_BATCH_SEM_WAIT_LEN));
+	emit_u64(batch, va);
+	emit_u64(batch, value);
+	weft_batch_emit(batch, op);
+}
+
 void weft_batch_dispatch(struct weft_batch *batch,
 			 const struct weft_dispatch *d)
 {
@@ -320,6 +334,51 @@ int weft_syncobj_wait(int fd, uint32_t syncobj, uint64_t timeout_ns)
 		ret = -errno;
 	errno = 0;
 	return ret;
+}
+
+/**
+ * weft_job_timeout_ms: - weft.ko's job timeout (its job_timeout_ms
+ * parameter; the default when the module does not say).
+ */
+unsigned int weft_job_timeout_ms(void)
+{
+	unsigned int ms = 10000;
+	FILE *f = fopen("/sys/module/weft/parameters/job_timeout_ms", "r");
+
+	if (f) {
+		igt_assert_eq(fscanf(f, "%u", &ms), 1);
+		fclose(f);
+	}
+	return ms;
+}
+
+/**
+ * weft_now_s: - CLOCK_MONOTONIC in seconds.
+ */
+double weft_now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/**
+ * weft_wait_hang: - waits for the fence of a job that the job timeout must
+ * end (submitted at weft_now_s() @start); returns its status (-ETIMEDOUT
+ * expected) and prints the time to recovery.
+ */
+int weft_wait_hang(int fd, uint32_t syncobj, double start)
+{
+	uint64_t timeout = (uint64_t)weft_job_timeout_ms() * 1000000ull +
+			   WEFT_JOB_TIMEOUT_NS;
+	int status;
+
+	igt_assert_eq(weft_syncobj_wait(fd, syncobj, timeout), 0);
+	status = weft_syncobj_status(fd, syncobj);
+	igt_info("hang to recovery: %.3f s (job_timeout_ms %u), fence %d\n",
+		 weft_now_s() - start, weft_job_timeout_ms(), status);
+	return status;
 }
 
 /**

@@ -26,6 +26,10 @@
 #define WEFT_BATCH_DISPATCH_LEN		16
 #define WEFT_BATCH_WRITE_DATA		0x03
 #define WEFT_BATCH_WRITE_DATA_LEN	5
+#define WEFT_BATCH_SEM_WAIT		0x05
+#define WEFT_BATCH_SEM_WAIT_LEN		6
+#define WEFT_BATCH_SEM_WAIT_GTE		0	/* value >= operand */
+#define WEFT_BATCH_SEM_WAIT_EQ		1	/* value == operand */
 /* A ring-only command: must not appear in a batch. */
 #define WEFT_RING_FENCE			0x82
 #define WEFT_RING_FENCE_LEN		6
@@ -110,6 +114,8 @@ void weft_batch_emit(struct weft_batch *batch, uint32_t dw);
 void weft_batch_nop(struct weft_batch *batch, uint32_t len);
 void weft_batch_write_data(struct weft_batch *batch, uint64_t va,
 			   uint64_t value);
+void weft_batch_sem_wait(struct weft_batch *batch, uint64_t va,
+			 uint64_t value, uint32_t op);
 void weft_batch_dispatch(struct weft_batch *batch,
 			 const struct weft_dispatch *dispatch);
 void weft_batch_end(struct weft_batch *batch);
@@ -121,6 +127,9 @@ int weft_syncobj_wait_status(int fd, uint32_t syncobj);
 int weft_submit_and_wait(int fd, uint32_t queue_id, uint64_t batch_va,
 			 uint32_t batch_size);
 
+unsigned int weft_job_timeout_ms(void);
+double weft_now_s(void);
+int weft_wait_hang(int fd, uint32_t syncobj, double start);
 uint64_t weft_test_va(const struct drm_weft_device_info *info,
 		      unsigned int slot);
 void weft_assert_device_alive(int fd);

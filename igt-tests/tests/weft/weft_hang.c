@@ -11,7 +11,6 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <xf86drm.h>
 
 #include "igt.h"
@@ -37,26 +36,6 @@ struct spin {
 	uint32_t ok_size;
 	struct weft_bo *data;
 };
-
-static unsigned int job_timeout_ms(void)
-{
-	unsigned int ms = 10000;
-	FILE *f = fopen("/sys/module/weft/parameters/job_timeout_ms", "r");
-
-	if (f) {
-		igt_assert_eq(fscanf(f, "%u", &ms), 1);
-		fclose(f);
-	}
-	return ms;
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static void spin_init(int fd, struct spin *s, uint32_t priority)
 {
@@ -100,23 +79,6 @@ static void spin_fini(int fd, struct spin *s)
 	weft_bo_free(fd, s->code);
 	weft_bo_free(fd, s->batch);
 	weft_vm_destroy(fd, s->vm);
-}
-
-static uint64_t timeout_ns(void)
-{
-	return (uint64_t)job_timeout_ms() * 1000000ull + WEFT_JOB_TIMEOUT_NS;
-}
-
-/* Waits for a hanging job's fence; returns its error, prints the time. */
-static int wait_hang(int fd, uint32_t syncobj, double start)
-{
-	int status;
-
-	igt_assert_eq(weft_syncobj_wait(fd, syncobj, timeout_ns()), 0);
-	status = weft_syncobj_status(fd, syncobj);
-	igt_info("hang to recovery: %.3f s (job_timeout_ms %u), fence %d\n",
-		 now_s() - start, job_timeout_ms(), status);
-	return status;
 }
 
 /*
@@ -164,7 +126,7 @@ igt_main
 	igt_fixture {
 		fd = drm_open_driver(DRIVER_WEFT);
 		weft_query_device_info(fd, &info);
-		igt_require_f(job_timeout_ms() <= 5000,
+		igt_require_f(weft_job_timeout_ms() <= 5000,
 			      "load weft.ko with job_timeout_ms <= 5000\n");
 	}
 
@@ -177,9 +139,9 @@ igt_main
 		double start;
 
 		spin_init(fd, &s, DRM_WEFT_QUEUE_PRIORITY_NORMAL);
-		start = now_s();
+		start = weft_now_s();
 		so = weft_submit_nowait(fd, s.queue, s.spin_va, s.spin_size);
-		igt_assert_eq(wait_hang(fd, so, start), -ETIMEDOUT);
+		igt_assert_eq(weft_wait_hang(fd, so, start), -ETIMEDOUT);
 		weft_assert_queue_banned(fd, s.queue);
 		weft_assert_device_alive(fd);
 		drmSyncobjDestroy(fd, so);
@@ -200,7 +162,7 @@ igt_main
 		for (int i = 0; i < 3; i++)
 			next[i] = weft_submit_nowait(fd, s.queue, s.ok_va,
 						     s.ok_size);
-		igt_assert_eq(wait_hang(fd, so, now_s()), -ETIMEDOUT);
+		igt_assert_eq(weft_wait_hang(fd, so, weft_now_s()), -ETIMEDOUT);
 		for (int i = 0; i < 3; i++) {
 			igt_assert_eq(weft_syncobj_wait_status(fd, next[i]),
 				      -ECANCELED);
@@ -224,7 +186,7 @@ igt_main
 		data[0] = 0;
 		so = weft_submit_nowait(fd, s.queue, s.spin_va, s.spin_size);
 		ok = weft_submit_nowait(fd, t.queue, t.ok_va, t.ok_size);
-		igt_assert_eq(wait_hang(fd, so, now_s()), -ETIMEDOUT);
+		igt_assert_eq(weft_wait_hang(fd, so, weft_now_s()), -ETIMEDOUT);
 		igt_assert_eq(weft_syncobj_wait_status(fd, ok), 1);
 		igt_assert_eq_u64(data[0], 0x600d);
 		igt_assert_eq(weft_submit_and_wait(fd, t.queue, t.ok_va,
@@ -252,7 +214,7 @@ igt_main
 			ok[p] = weft_submit_nowait(fd, t[p].queue, t[p].ok_va,
 						   t[p].ok_size);
 		}
-		igt_assert_eq(wait_hang(fd, so, now_s()), -ETIMEDOUT);
+		igt_assert_eq(weft_wait_hang(fd, so, weft_now_s()), -ETIMEDOUT);
 		for (uint32_t p = 0; p <= max; p++) {
 			uint64_t *data = t[p].data->map;
 			int status = weft_syncobj_wait_status(fd, ok[p]);
@@ -284,7 +246,7 @@ igt_main
 			drm_close_driver(fd2);
 		}
 		igt_waitchildren();
-		igt_assert_eq(wait_hang(fd, so, now_s()), -ETIMEDOUT);
+		igt_assert_eq(weft_wait_hang(fd, so, weft_now_s()), -ETIMEDOUT);
 		drmSyncobjDestroy(fd, so);
 		spin_fini(fd, &s);
 	}
@@ -299,7 +261,7 @@ igt_main
 		igt_require(devcoredump_count(NULL, true) >= 0);
 		spin_init(fd, &s, DRM_WEFT_QUEUE_PRIORITY_NORMAL);
 		so = weft_submit_nowait(fd, s.queue, s.spin_va, s.spin_size);
-		igt_assert_eq(wait_hang(fd, so, now_s()), -ETIMEDOUT);
+		igt_assert_eq(weft_wait_hang(fd, so, weft_now_s()), -ETIMEDOUT);
 		for (int i = 0; i < 50 && count <= 0; i++) {
 			usleep(20000);
 			count = devcoredump_count(NULL, false);
