@@ -132,18 +132,21 @@ static inline uint32_t weft_bits_f16(_Float16 f) { uint16_t h; memcpy(&h, &f, 2)
 static inline uint32_t weft_bits_f32(float f) { uint32_t v; memcpy(&v, &f, 4); return v; }
 static inline uint64_t weft_bits_f64(double f) { uint64_t v; memcpy(&v, &f, 8); return v; }
 
-/* minNum / maxNum with -0 < +0. */
+/*
+ * minNum / maxNum with -0 < +0: one NaN operand gives the other operand,
+ * two give a quiet NaN (a + b quiets a signalling one).
+ */
 #define WEFT_HELPERS_FLOAT(T, F) \
 static inline F weft_fmin_##T(F a, F b) \
 { \
-	if (a != a) return b; \
+	if (a != a) return b != b ? a + b : b; \
 	if (b != b) return a; \
 	if (a == b) return signbit((double)a) ? a : b; \
 	return a < b ? a : b; \
 } \
 static inline F weft_fmax_##T(F a, F b) \
 { \
-	if (a != a) return b; \
+	if (a != a) return b != b ? a + b : b; \
 	if (b != b) return a; \
 	if (a == b) return signbit((double)a) ? b : a; \
 	return a > b ? a : b; \
@@ -166,10 +169,15 @@ static inline F weft_rsqrt_##T(F a) { return (F)(1.0 / sqrt((double)a)); } \
 static inline F weft_exp2_##T(F a) { return (F)exp2((double)a); } \
 static inline F weft_log2_##T(F a) { return (F)log2((double)a); } \
 static inline F weft_sin_##T(F a) { return (F)sin((double)a); } \
-static inline F weft_cos_##T(F a) { return (F)cos((double)a); } \
-static inline F weft_copysign_##T(F a, F b) { return (F)copysign((double)a, (double)b); }
+static inline F weft_cos_##T(F a) { return (F)cos((double)a); }
 WEFT_HELPERS_FLOAT_NARROW(f16, _Float16)
 WEFT_HELPERS_FLOAT_NARROW(f32, float)
+
+/* copysign moves the sign bit only: a signalling NaN stays signalling (no trip through f64). */
+static inline _Float16 weft_copysign_f16(_Float16 a, _Float16 b)
+{ return weft_f16_from_bits((weft_bits_f16(a) & 0x7fff) | (weft_bits_f16(b) & 0x8000)); }
+static inline float weft_copysign_f32(float a, float b)
+{ return weft_f32_from_bits((weft_bits_f32(a) & 0x7fffffff) | (weft_bits_f32(b) & 0x80000000)); }
 
 static inline double weft_fma_f64(double a, double b, double c) { return fma(a, b, c); }
 static inline double weft_sqrt_f64(double a) { return sqrt(a); }

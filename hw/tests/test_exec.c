@@ -519,6 +519,43 @@ static void t_reduce_scan(void)
 	}
 }
 
+/*
+ * red/iscan/escan min/max of signalling NaNs only: every result that
+ * combined two or more of them is a quiet NaN (fmin/fmax of two NaNs).
+ * iscan lane 0 and escan lanes 0 and 1 combine nothing: not checked.
+ */
+static void t_reduce_nan_quiet(void)
+{
+	static const char *kinds[] = { "red", "iscan", "escan" };
+	static const char *ops[] = { "min", "max" };
+
+	for (unsigned ti = 8; ti < 11; ti++)
+	for (unsigned oi = 0; oi < 2; oi++)
+	for (unsigned ki = 0; ki < 3; ki++)
+	for (unsigned si = 0; si < 3; si++) {
+		const struct tinfo *t = &T[ti];
+		unsigned simd = simds[si], bits = t->bits;
+		uint64_t exp = bits == 16 ? 0x7c00 : bits == 32 ? 0x7f800000 : 0x7ff0000000000000ull;
+		uint64_t quiet = 1ull << (bits == 16 ? 9 : bits == 32 ? 22 : 51);
+		char src[1024];
+
+		snprintf(src, sizeof(src), PRO "\t%s.%s.%s r24, r20\n\tst.global.u64 [r12+0], r24\n\tend\n",
+			 kinds[ki], ops[oi], t->name);
+		for (unsigned i = 0; i < simd; i++)	/* +-sNaN, payloads 1.. */
+			in[i] = exp | (i & 1 ? 1ull << (bits - 1) : 0) | (1 + i % 3);
+		CHECK_EQ(run(src, simd, simd, simd, 0, 0), 0);
+		for (unsigned k = ki == 0 ? 0 : ki; k < simd; k++) {
+			uint64_t got = zx(out[k], bits);
+
+			if ((got & (exp | quiet)) != (exp | quiet)) {
+				CHECK(0, "%s.%s.%s simd %u lane %u: 0x%llx is not a quiet NaN", kinds[ki],
+				      ops[oi], t->name, simd, k, (unsigned long long)got);
+				break;
+			}
+		}
+	}
+}
+
 /* Shuffles move bit patterns: NaNs (signalling, negative) arrive unchanged.
  * A lane that reads a lane past the end of a partial sub-group is not checked. */
 static void t_shuffle(void)
@@ -1357,10 +1394,9 @@ static void t_float_alu(void)
 				}
 				if (kind == 2 || bits < 64)
 					got &= 0xffffffff;	/* the low register only */
-				if (k < 2 || (k == 19 && bits > 16)) {
-					/* fneg, fabs, fcopysign: sign-bit operations, NaNs too.
-					 * (fcopysign.f16 quiets a signalling NaN: a model bug,
-					 * reported; checked NaN-lenient below until it is fixed.) */
+				if (k < 2 || k == 19) {
+					/* fneg, fabs, fcopysign: sign-bit operations, NaNs too
+					 * (a signalling NaN stays signalling). */
 					want = k == 0 ? in[i] ^ sign : k == 1 ? in[i] & ~sign :
 					       (in[i] & ~sign) | (in2[i] & sign);
 					tol = ~0u;
@@ -1375,10 +1411,8 @@ static void t_float_alu(void)
 					if (k >= 8)
 						tol = 1;	/* transcendentals: 1 ulp */
 				}
-				/* (fmin/fmax of two NaNs return the second, signalling too: a
-				 * model bug, reported; not checked here until it is fixed.) */
-				if (kind != 2 && k >= 2 && k != 19 && fresult_bad(got, bits) &&
-				    !((k == 17 || k == 18) && isnan(a) && isnan(b))) {
+				/* NaN results are quiet: fmin/fmax of two NaNs too. */
+				if (kind != 2 && k >= 2 && k != 19 && fresult_bad(got, bits)) {
 					CHECK(0, "%s simd %u a=0x%llx b=0x%llx: result 0x%llx: %s", line,
 					      simds[wi % 3], (unsigned long long)in[i], (unsigned long long)in2[i],
 					      (unsigned long long)got, fresult_bad(got, bits));
@@ -2446,6 +2480,7 @@ int main(void)
 	h_run("cf: malformed nesting is BAD_INSTRUCTION; empty if/else bodies are skipped", t_cf_malformed);
 	h_run("xlane: shfl idx/xor/up/down/up2/down2, bcast on every type, inactive lanes", t_shuffle);
 	h_run("xlane: red/iscan/escan add/mul/min/max/and/or/xor on every type, partial sub-groups", t_reduce_scan);
+	h_run("xlane: red/iscan/escan min/max of signalling NaNs give quiet NaNs", t_reduce_nan_quiet);
 	h_run("xlane: vote.any/all/eq, ballot with divergence", t_vote);
 	h_run("slm: tree reduction with barriers in a uniform loop, 2..128 sub-groups", t_slm_reduction);
 	h_run("slm: every width and vector form across sub-groups; out of range is BAD_ACCESS", t_slm_types);
