@@ -354,9 +354,9 @@ static inline void store_le(uint8_t *p, unsigned size, uint64_t v)
  * The common case: every lane active, lane l at base + l * size, all in one
  * page.  Then the access is one block copy.  Returns false if not applicable.
  */
-static inline bool mem_block(struct weft_worker *w, const struct weft_inst *in, bool store,
-			     uint32_t (*R)[WEFT_MAX_LANES], const uint32_t *M, unsigned NL,
-			     unsigned size, int *ret)
+HOT bool mem_block(struct weft_worker *w, const struct weft_inst *in, bool store,
+		   uint32_t (*R)[WEFT_MAX_LANES], const uint32_t *M, unsigned NL, unsigned size,
+		   int *ret)
 {
 	uint64_t base = read_lane(R, in->a, 64, 0) + (uint64_t)(int64_t)(int32_t)in->imm;
 	uint32_t ok = ~0u, uni = ~0u;

@@ -28,11 +28,22 @@ static uint8_t *fault(struct weft_fault *f, uint64_t va, enum weft_access acc, b
 	return NULL;
 }
 
+/*
+ * TLB and page-walk cache slots by Fibonacci hashing of the page (region)
+ * number: buffers allocated a power of two apart, walked in the same pattern
+ * (a transpose's source and destination rows), would otherwise share their
+ * slots and evict each other at every access.
+ */
+static inline unsigned hash_slot(uint64_t n, unsigned bits)
+{
+	return (unsigned)((n * 0x9e3779b97f4a7c15ull) >> (64 - bits));
+}
+
 /* The level-3 table covering @va (walking levels 0-2); NULL if not present. */
 static uint8_t *leaf_table(struct weft_mmu *mmu, uint64_t va)
 {
 	uint64_t region = va >> (WEFT_MMU_PAGE_SHIFT + WEFT_MMU_LEVEL_BITS);
-	struct weft_pwc_entry *c = &mmu->pwc[region % WEFT_PWC_SIZE];
+	struct weft_pwc_entry *c = &mmu->pwc[hash_slot(region, WEFT_PWC_BITS)];
 	uint64_t table = mmu->root & WEFT_PTE_ADDR_MASK;
 	uint8_t *t;
 
@@ -61,22 +72,11 @@ static uint8_t *leaf_table(struct weft_mmu *mmu, uint64_t va)
 	return t;
 }
 
-/*
- * A TLB slot by Fibonacci hashing of the page number: buffers allocated a
- * power of two apart, walked in the same pattern (a transpose's source and
- * destination rows), would otherwise share their slots and evict each other
- * at every access.
- */
-static inline unsigned tlb_index(uint64_t vpn)
-{
-	return (unsigned)((vpn * 0x9e3779b97f4a7c15ull) >> (64 - WEFT_TLB_BITS));
-}
-
 uint8_t *weft_mmu_translate(struct weft_mmu *mmu, uint64_t va, enum weft_access acc,
 			    struct weft_fault *f)
 {
 	uint64_t vpn = va >> WEFT_MMU_PAGE_SHIFT;
-	struct weft_tlb_entry *e = &mmu->tlb[tlb_index(vpn)];
+	struct weft_tlb_entry *e = &mmu->tlb[hash_slot(vpn, WEFT_TLB_BITS)];
 	uint64_t pte;
 	uint8_t *table, *page;
 

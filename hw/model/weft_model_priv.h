@@ -29,9 +29,10 @@ struct weft_fault {
 	uint32_t info;		/* access | WEFT_FAULT_PERMISSION */
 };
 
-#define WEFT_TLB_BITS 9
+#define WEFT_TLB_BITS 11
 #define WEFT_TLB_SIZE (1u << WEFT_TLB_BITS)
-#define WEFT_PWC_SIZE 64
+#define WEFT_PWC_BITS 9
+#define WEFT_PWC_SIZE (1u << WEFT_PWC_BITS)
 
 struct weft_tlb_entry {
 	uint64_t vpn;		/* VA >> 12, valid if gen matches */
