@@ -17,7 +17,8 @@
  * passes of 1024 elements per sub-group (per work-group on PoCL) until at
  * most 1024 partial sums are left, which the host adds: the same on both
  * sides.  Times cover the kernels only (the model reads guest memory in
- * place, PoCL uses the host pointers); best of --reps.
+ * place, PoCL uses the host pointers); best of --reps (5), the two sides
+ * alternating run by run so that both meet the same load.
  *
  * Usage: builtins [--quick] [--no-pocl] [--reps N] [--elems N] [--threads N]
  *                 [--kernel NAME] [--simd 16|32] [--pocl-tile 16|32]
@@ -701,7 +702,7 @@ static struct {
 	const char *only;	/* run this kernel alone (profiling) */
 	unsigned simd;		/* the model's sub-group width */
 	unsigned pocl_tile;	/* PoCL's transpose tile */
-} opt = { .reps = 3, .pocl = true, .simd = 32, .pocl_tile = 16 };
+} opt = { .reps = 5, .pocl = true, .simd = 32, .pocl_tile = 16 };
 
 static bool selected(const char *name)
 {
@@ -740,55 +741,101 @@ static bool check_u32(const char *what, const uint32_t *got, const uint32_t *wan
 	return true;
 }
 
-/*
- * One model dispatch, run once to warm up and then opt.reps times: @r gets the
- * best time and whether every run's @out matched @want.
- */
-static void bench_model_dispatch(struct gpu *g, uint64_t *args, uint64_t in_va, uint64_t out_va,
-				 uint32_t param, const struct launch *l, uint32_t *out,
-				 const uint32_t *want, uint64_t count, struct result *r)
+/* One model dispatch: its launch, arguments and output. */
+struct model_run {
+	struct gpu *g;
+	uint64_t *args, in_va, out_va;
+	uint32_t param;
+	const struct launch *l;
+	uint32_t *out;
+};
+
+/* One PoCL kernel run: its arguments; @host receives the result. */
+struct pocl_kernel_run;
+
+/* Runs the model side once: its time, and whether @out matched @want. */
+static double model_rep(const struct model_run *m, const uint32_t *want, uint64_t count,
+			const char *name, bool *ok)
 {
 	char what[64];
+	double t;
+	uint32_t e;
 
-	snprintf(what, sizeof(what), "%s (model)", r->name);
-	r->model_s = 1e30;
-	for (int rep = 0; rep < opt.reps + 1; rep++) {
-		double t;
-		uint32_t e;
-
-		memset(out, 0, count * 4);
-		margs(g, args, in_va, out_va, param);
-		t = now();
-		e = gdispatch(g, l);
-		t = now() - t;
-		if (rep && t < r->model_s)
-			r->model_s = t;
-		if (e)
-			printf("  %s: queue error %u\n", what, e);
-		r->model_ok = !e && check_u32(what, out, want, count);
-	}
+	snprintf(what, sizeof(what), "%s (model)", name);
+	memset(m->out, 0, count * 4);
+	margs(m->g, m->args, m->in_va, m->out_va, m->param);
+	t = now();
+	e = gdispatch(m->g, m->l);
+	t = now() - t;
+	if (e)
+		printf("  %s: queue error %u\n", what, e);
+	*ok = !e && check_u32(what, m->out, want, count);
+	return t;
 }
 
 #ifndef BENCH_NO_POCL
-/* The same for one PoCL kernel; its last result is read into @host and checked. */
-static void bench_pocl_kernel(struct pocl *p, cl_kernel k, cl_mem in, cl_mem out, int narg3,
-			      uint32_t arg3, int dims, size_t *gs, size_t *ls, uint32_t *host,
-			      const uint32_t *want, uint64_t count, struct result *r)
+struct pocl_kernel_run {
+	struct pocl *p;
+	cl_kernel k;
+	cl_mem in, out;
+	int narg3;
+	uint32_t arg3;
+	int dims;
+	size_t *gs, *ls;
+	uint32_t *host;
+};
+#endif
+
+/*
+ * A kernel on both sides, warm-up first, then opt.reps times each, the two
+ * sides alternating so that both meet the same load on a shared machine:
+ * @r gets the best times and whether every model run and PoCL's last run
+ * matched @want.  @pk is NULL for the model alone.
+ */
+static void bench_kernel(const struct model_run *m, const struct pocl_kernel_run *pk,
+			 const uint32_t *want, uint64_t count, struct result *r)
 {
-	char what[64];
+	bool all_ok = true;
 
-	snprintf(what, sizeof(what), "%s (PoCL)", r->name);
-	r->pocl_ran = true;
-	r->pocl_s = 1e30;
+	r->model_s = r->pocl_s = 1e30;
+	r->pocl_ran = pk != NULL;
 	for (int rep = 0; rep < opt.reps + 1; rep++) {
-		double t = pocl_run(p, k, in, out, narg3, arg3, dims, gs, ls);
+		bool ok;
+		double t = model_rep(m, want, count, r->name, &ok);
 
-		if (rep && t < r->pocl_s)
-			r->pocl_s = t;
+		all_ok &= ok;
+		if (rep && t < r->model_s)
+			r->model_s = t;
+#ifndef BENCH_NO_POCL
+		if (pk) {
+			t = pocl_run(pk->p, pk->k, pk->in, pk->out, pk->narg3, pk->arg3, pk->dims,
+				     pk->gs, pk->ls);
+			if (rep && t < r->pocl_s)
+				r->pocl_s = t;
+		}
+#endif
 	}
-	pocl_sync(p, out, host, count * 4);
-	r->pocl_ok = check_u32(what, host, want, count);
+	r->model_ok = all_ok;
+#ifndef BENCH_NO_POCL
+	if (pk) {
+		char what[64];
+
+		snprintf(what, sizeof(what), "%s (PoCL)", r->name);
+		pocl_sync(pk->p, pk->out, pk->host, count * 4);
+		r->pocl_ok = check_u32(what, pk->host, want, count);
+	}
+#endif
 }
+
+/* A kernel's PoCL run in main (none without PoCL). */
+#ifndef BENCH_NO_POCL
+#define POCL_KERNEL_RUN(name, kernel, narg3, arg3, dims, gs, ls) \
+	struct pocl_kernel_run name = { &P, kernel, cin, cout, narg3, arg3, dims, gs, ls, pout }
+#define POCL_IF(pk)	(opt.pocl ? (pk) : NULL)
+#else
+#define POCL_KERNEL_RUN(name, kernel, narg3, arg3, dims, gs, ls) \
+	struct pocl_kernel_run *name = NULL
+#define POCL_IF(pk)	((void)(pk), (const struct pocl_kernel_run *)NULL)
 #endif
 
 int main(int argc, char **argv)
@@ -933,7 +980,13 @@ int main(int argc, char **argv)
 				      .pocl_kernel = "local-memory tree", .elems = n };
 		for (uint64_t i = 0; i < n; i++)
 			sum += ref_in[i];
-		r->model_s = 1e30;
+		r->model_s = r->pocl_s = 1e30;
+		r->model_ok = true;
+#ifndef BENCH_NO_POCL
+		r->pocl_ran = opt.pocl;
+		r->pocl_ok = true;
+#endif
+		/* The two sides alternate, as in bench_kernel(). */
 		for (int rep = 0; rep < opt.reps + 1; rep++) {
 			/* Passes: in -> part -> out -> part ... until <= CHUNK partials. */
 			uint64_t cnt = n, src = in_va, dst = part_va;
@@ -963,46 +1016,44 @@ int main(int argc, char **argv)
 			t = now() - t;
 			if (rep && t < r->model_s)
 				r->model_s = t;
-			r->model_ok = ok && got == sum;
-		}
-		if (!r->model_ok)
-			printf("  sg-reduce (model): sum %u, expected %u\n", got, sum);
+			if (!ok || got != sum) {
+				printf("  sg-reduce (model): sum %u, expected %u\n", got, sum);
+				r->model_ok = false;
+			}
 #ifndef BENCH_NO_POCL
-		if (opt.pocl) {
-			r->pocl_ran = true;
-			r->pocl_s = 1e30;
-			for (int rep = 0; rep < opt.reps + 1; rep++) {
-				uint64_t cnt = n;
-				cl_mem src = cin, dst = cpa;
-				uint32_t *dsth = ppa;
-				double t = 0;
+			if (opt.pocl) {
+				cl_mem csrc = cin, cdst = cpa;
+				uint32_t *pdsth = ppa;
 
+				cnt = n;
+				t = 0;
 				while (cnt > CHUNK) {
 					size_t gs = cnt / 4, ls = WG;
 
-					t += pocl_run(&P, P.reduce, src, dst, 0, 0, 1, &gs, &ls);
+					t += pocl_run(&P, P.reduce, csrc, cdst, 0, 0, 1, &gs, &ls);
 					cnt /= CHUNK;
-					src = dst;
-					dsth = dst == cpa ? ppa : ppb;
-					dst = dst == cpa ? cpb : cpa;
+					csrc = cdst;
+					pdsth = cdst == cpa ? ppa : ppb;
+					cdst = cdst == cpa ? cpb : cpa;
 				}
-				pocl_sync(&P, src, dsth, cnt * 4);
+				pocl_sync(&P, csrc, pdsth, cnt * 4);
 				{
 					double t0 = now();
 
 					got = 0;
 					for (uint64_t i = 0; i < cnt; i++)
-						got += dsth[i];
+						got += pdsth[i];
 					t += now() - t0;
 				}
 				if (rep && t < r->pocl_s)
 					r->pocl_s = t;
-				r->pocl_ok = got == sum;
+				if (got != sum) {
+					printf("  sg-reduce (PoCL): sum %u, expected %u\n", got, sum);
+					r->pocl_ok = false;
+				}
 			}
-			if (!r->pocl_ok)
-				printf("  sg-reduce (PoCL): sum %u, expected %u\n", got, sum);
-		}
 #endif
+		}
 	}
 
 	/* ---- sg-scan ---- */
@@ -1016,14 +1067,12 @@ int main(int argc, char **argv)
 		struct launch l = { code[1], args_va, { (uint32_t)(n / CHUNK * W), 1, 1 },
 				    { WG, 1, 1 }, 0, W };
 
-		bench_model_dispatch(g, args, in_va, out_va, CHUNK / (8 * W), &l, out, want, n, r);
-#ifndef BENCH_NO_POCL
-		if (opt.pocl) {
-			size_t gs = n, ls = WG;
+		struct model_run m = { g, args, in_va, out_va, CHUNK / (8 * W), &l, out };
+		size_t gs = n, ls = WG;
+		POCL_KERNEL_RUN(pk, P.segscan, 0, 0, 1, &gs, &ls);
 
-			bench_pocl_kernel(&P, P.segscan, cin, cout, 0, 0, 1, &gs, &ls, pout, want, n, r);
-		}
-#endif
+		(void)gs, (void)ls;
+		bench_kernel(&m, POCL_IF(&pk), want, n, r);
 	}
 
 	/* ---- wg-escan ---- */
@@ -1036,14 +1085,12 @@ int main(int argc, char **argv)
 			want[i] = i % WG ? want[i - 1] + ref_in[i - 1] : 0;
 		struct launch l = { code[2], args_va, { (uint32_t)n, 1, 1 }, { WG, 1, 1 }, 64, W };
 
-		bench_model_dispatch(g, args, in_va, out_va, 0, &l, out, want, n, r);
-#ifndef BENCH_NO_POCL
-		if (opt.pocl) {
-			size_t gs = n, ls = WG;
+		struct model_run m = { g, args, in_va, out_va, 0, &l, out };
+		size_t gs = n, ls = WG;
+		POCL_KERNEL_RUN(pk, P.wgescan, 0, 0, 1, &gs, &ls);
 
-			bench_pocl_kernel(&P, P.wgescan, cin, cout, 0, 0, 1, &gs, &ls, pout, want, n, r);
-		}
-#endif
+		(void)gs, (void)ls;
+		bench_kernel(&m, POCL_IF(&pk), want, n, r);
 	}
 
 	/* ---- transpose ---- */
@@ -1059,15 +1106,12 @@ int main(int argc, char **argv)
 		struct launch l = { code[3], args_va, { (uint32_t)tn, (uint32_t)(tn / W), 1 },
 				    { W, 1, 1 }, 0, W };
 
-		bench_model_dispatch(g, args, in_va, out_va, 0, &l, out, want, tt, r);
-#ifndef BENCH_NO_POCL
-		if (opt.pocl) {
-			size_t gs[2] = { tn, tn }, ls[2] = { opt.pocl_tile, opt.pocl_tile };
+		struct model_run m = { g, args, in_va, out_va, 0, &l, out };
+		size_t gs[2] = { tn, tn }, ls[2] = { opt.pocl_tile, opt.pocl_tile };
+		POCL_KERNEL_RUN(pk, P.transpose, 1, (uint32_t)tn, 2, gs, ls);
 
-			bench_pocl_kernel(&P, P.transpose, cin, cout, 1, (uint32_t)tn, 2, gs, ls, pout,
-					  want, tt, r);
-		}
-#endif
+		(void)gs, (void)ls;
+		bench_kernel(&m, POCL_IF(&pk), want, tt, r);
 	}
 
 	/* ---- block-copy ---- */
@@ -1079,14 +1123,12 @@ int main(int argc, char **argv)
 		struct launch l = { code[4], args_va, { (uint32_t)(n / CHUNK * W), 1, 1 },
 				    { WG, 1, 1 }, 0, W };
 
-		bench_model_dispatch(g, args, in_va, out_va, CHUNK / (8 * W), &l, out, ref_in, n, r);
-#ifndef BENCH_NO_POCL
-		if (opt.pocl) {
-			size_t gs = n, ls = WG;
+		struct model_run m = { g, args, in_va, out_va, CHUNK / (8 * W), &l, out };
+		size_t gs = n, ls = WG;
+		POCL_KERNEL_RUN(pk, P.copy, 0, 0, 1, &gs, &ls);
 
-			bench_pocl_kernel(&P, P.copy, cin, cout, 0, 0, 1, &gs, &ls, pout, ref_in, n, r);
-		}
-#endif
+		(void)gs, (void)ls;
+		bench_kernel(&m, POCL_IF(&pk), ref_in, n, r);
 	}
 
 	if (opt.quick) {
