@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
  * The Weft MMU: a 4-level walk of the page tables in guest memory per TLB
- * miss, shortened to the last level by a page-walk cache of level-3 tables.  Every table and page address is bounds-checked against guest
- * memory; an entry pointing outside it reads as not present.
+ * miss, shortened to the last level by a page-walk cache of level-3 tables
+ * (or of the level-2 entry when it maps a 2 MiB page, WEFT_PTE_HUGE).  Every
+ * table and page address is bounds-checked against guest memory; an entry
+ * pointing outside it reads as not present.  The TLB holds 4 KiB
+ * translations only: an access in a 2 MiB page fills the entry of its 4 KiB
+ * part, so a TLB hit costs the same whatever the page size.
  */
 #include <string.h>
 
@@ -39,21 +43,29 @@ static inline unsigned hash_slot(uint64_t n, unsigned bits)
 	return (unsigned)((n * 0x9e3779b97f4a7c15ull) >> (64 - bits));
 }
 
-/* The level-3 table covering @va (walking levels 0-2); NULL if not present. */
-static uint8_t *leaf_table(struct weft_mmu *mmu, uint64_t va)
+/* The size of the page a level-2 WEFT_PTE_HUGE entry maps: 2 MiB. */
+#define HUGE_SIZE	((uint64_t)WEFT_MMU_PAGE_SIZE << WEFT_MMU_LEVEL_BITS)
+
+/*
+ * The page-walk cache entry of the 2 MiB region of @va, filled by walking
+ * levels 0-2 on a miss: its level-3 table, or (->huge set) its 2 MiB page.
+ * NULL if not present: an invalid entry, a table outside guest memory,
+ * WEFT_PTE_HUGE at level 0 or 1 (reserved), or a huge entry whose address is
+ * not 2 MiB aligned or whose page is not entirely in guest memory.
+ */
+static struct weft_pwc_entry *walk_region(struct weft_mmu *mmu, uint64_t va)
 {
 	uint64_t region = va >> (WEFT_MMU_PAGE_SHIFT + WEFT_MMU_LEVEL_BITS);
 	struct weft_pwc_entry *c = &mmu->pwc[hash_slot(region, WEFT_PWC_BITS)];
-	uint64_t table = mmu->root & WEFT_PTE_ADDR_MASK;
+	uint64_t table = mmu->root & WEFT_PTE_ADDR_MASK, pte = 0;
 	uint8_t *t;
 
 	if (c->gen == mmu->gen && c->region == region)
-		return c->table;
+		return c;
 	for (int level = 0; level < WEFT_MMU_LEVELS - 1; level++) {
 		unsigned shift = WEFT_MMU_PAGE_SHIFT +
 				 (WEFT_MMU_LEVELS - 1 - level) * WEFT_MMU_LEVEL_BITS;
 		unsigned idx = (va >> shift) & (WEFT_MMU_ENTRIES - 1);
-		uint64_t pte;
 
 		t = weft_gpa(mmu->mem, mmu->mem_size, table, WEFT_MMU_PAGE_SIZE);
 		if (!t)
@@ -62,14 +74,24 @@ static uint8_t *leaf_table(struct weft_mmu *mmu, uint64_t va)
 		if (!(pte & WEFT_PTE_VALID))
 			return NULL;
 		table = pte & WEFT_PTE_ADDR_MASK;
+		if ((pte & WEFT_PTE_HUGE) && level < WEFT_MMU_LEVELS - 2)
+			return NULL;
 	}
-	t = weft_gpa(mmu->mem, mmu->mem_size, table, WEFT_MMU_PAGE_SIZE);
-	if (t) {
-		c->region = region;
-		c->gen = mmu->gen;
-		c->table = t;
+	if (pte & WEFT_PTE_HUGE) {
+		if (table & (HUGE_SIZE - 1))
+			return NULL;
+		t = weft_gpa(mmu->mem, mmu->mem_size, table, HUGE_SIZE);
+	} else {
+		t = weft_gpa(mmu->mem, mmu->mem_size, table, WEFT_MMU_PAGE_SIZE);
+		pte = 0;
 	}
-	return t;
+	if (!t)
+		return NULL;
+	c->region = region;
+	c->gen = mmu->gen;
+	c->table = t;
+	c->huge = pte;
+	return c;
 }
 
 uint8_t *weft_mmu_translate(struct weft_mmu *mmu, uint64_t va, enum weft_access acc,
@@ -77,22 +99,31 @@ uint8_t *weft_mmu_translate(struct weft_mmu *mmu, uint64_t va, enum weft_access 
 {
 	uint64_t vpn = va >> WEFT_MMU_PAGE_SHIFT;
 	struct weft_tlb_entry *e = &mmu->tlb[hash_slot(vpn, WEFT_TLB_BITS)];
+	struct weft_pwc_entry *c;
 	uint64_t pte;
-	uint8_t *table, *page;
+	uint8_t *page;
 
 	if (e->gen != mmu->gen || e->vpn != vpn) {
 		if (va >> WEFT_MMU_VA_BITS)
 			return fault(f, va, acc, false);
-		table = leaf_table(mmu, va);
-		if (!table)
+		c = walk_region(mmu, va);
+		if (!c)
 			return fault(f, va, acc, false);
-		pte = __atomic_load_n((uint64_t *)(table + (vpn & (WEFT_MMU_ENTRIES - 1)) * 8),
-				      __ATOMIC_ACQUIRE);
-		if (!(pte & WEFT_PTE_VALID))
-			return fault(f, va, acc, false);
-		page = weft_gpa(mmu->mem, mmu->mem_size, pte & WEFT_PTE_ADDR_MASK, WEFT_MMU_PAGE_SIZE);
-		if (!page)
-			return fault(f, va, acc, false);
+		if (c->huge) {
+			/* The 4 KiB part of the 2 MiB page (in guest memory as a whole). */
+			pte = c->huge;
+			page = c->table + ((vpn & (WEFT_MMU_ENTRIES - 1)) << WEFT_MMU_PAGE_SHIFT);
+		} else {
+			uint64_t *l3 = (uint64_t *)c->table + (vpn & (WEFT_MMU_ENTRIES - 1));
+
+			pte = __atomic_load_n(l3, __ATOMIC_ACQUIRE);
+			if (!(pte & WEFT_PTE_VALID))
+				return fault(f, va, acc, false);
+			page = weft_gpa(mmu->mem, mmu->mem_size, pte & WEFT_PTE_ADDR_MASK,
+					WEFT_MMU_PAGE_SIZE);
+			if (!page)
+				return fault(f, va, acc, false);
+		}
 		e->vpn = vpn;
 		e->gen = mmu->gen;
 		e->host = page;

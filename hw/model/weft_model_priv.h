@@ -43,12 +43,14 @@ struct weft_tlb_entry {
 
 /*
  * Page-walk cache: the last-level table of a 2 MiB region, so that a TLB miss
- * in a region walked before reads one entry instead of four.
+ * in a region walked before reads one entry instead of four; or, for a region
+ * a level-2 WEFT_PTE_HUGE entry maps, that entry, so that a miss reads none.
  */
 struct weft_pwc_entry {
 	uint64_t region;	/* VA >> 21, valid if gen matches */
 	uint64_t gen;
-	uint8_t *table;		/* host address of the level-3 table */
+	uint8_t *table;		/* host address of the level-3 table, or of the 2 MiB page */
+	uint64_t huge;		/* 0, or the level-2 entry mapping the 2 MiB page */
 };
 
 /* An MMU context: one VM root plus a private TLB (one per thread). */

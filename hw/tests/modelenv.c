@@ -54,22 +54,35 @@ void *env_host(struct env *e, uint64_t gpa)
 	return e->mem + gpa;
 }
 
+uint64_t *env_pte(struct env *e, uint64_t va, int level)
+{
+	uint64_t table = e->root;
+
+	for (int l = 0; l < level; l++) {
+		uint64_t *pte = (uint64_t *)(e->mem + table) + ((va >> (12 + 9 * (3 - l))) & 511);
+
+		if (!(*pte & WEFT_PTE_VALID))
+			*pte = env_alloc(e, WEFT_MMU_PAGE_SIZE) | WEFT_PTE_VALID;
+		table = *pte & WEFT_PTE_ADDR_MASK;
+	}
+	return (uint64_t *)(e->mem + table) + ((va >> (12 + 9 * (3 - level))) & 511);
+}
+
+uint64_t env_alloc_huge(struct env *e)
+{
+	e->next_gpa = (e->next_gpa + ENV_HUGE_SIZE - 1) & ~(uint64_t)(ENV_HUGE_SIZE - 1);
+	return env_alloc(e, ENV_HUGE_SIZE);
+}
+
+void env_map_huge(struct env *e, uint64_t va, uint64_t gpa, uint64_t flags)
+{
+	*env_pte(e, va, 2) = (gpa & WEFT_PTE_ADDR_MASK) | flags | WEFT_PTE_HUGE;
+}
+
 void env_map(struct env *e, uint64_t va, uint64_t gpa, uint64_t bytes, uint64_t flags)
 {
-	for (uint64_t off = 0; off < bytes; off += WEFT_MMU_PAGE_SIZE) {
-		uint64_t v = va + off, table = e->root;
-
-		for (int level = 0; level < 3; level++) {
-			unsigned idx = (v >> (12 + 9 * (3 - level))) & 511;
-			uint64_t *pte = (uint64_t *)(e->mem + table) + idx;
-
-			if (!(*pte & WEFT_PTE_VALID))
-				*pte = env_alloc(e, WEFT_MMU_PAGE_SIZE) | WEFT_PTE_VALID;
-			table = *pte & WEFT_PTE_ADDR_MASK;
-		}
-		((uint64_t *)(e->mem + table))[(v >> 12) & 511] =
-			((gpa + off) & WEFT_PTE_ADDR_MASK) | flags;
-	}
+	for (uint64_t off = 0; off < bytes; off += WEFT_MMU_PAGE_SIZE)
+		*env_pte(e, va + off, 3) = ((gpa + off) & WEFT_PTE_ADDR_MASK) | flags;
 }
 
 uint64_t env_buf(struct env *e, uint64_t bytes, uint64_t flags, void **host)
@@ -85,11 +98,16 @@ uint64_t env_buf(struct env *e, uint64_t bytes, uint64_t flags, void **host)
 
 struct env *env_create(unsigned threads, uint64_t watchdog)
 {
+	return env_create_mem(threads, watchdog, ENV_MEM_SIZE);
+}
+
+struct env *env_create_mem(unsigned threads, uint64_t watchdog, uint64_t mem_size)
+{
 	struct env *e = calloc(1, sizeof(*e));
 	struct weft_model_config cfg = { 0 };
 
 	e->regs = aligned_alloc(4096, WEFT_REGS_SIZE);
-	e->mem_size = ENV_MEM_SIZE;
+	e->mem_size = mem_size;
 	e->mem = mmap(NULL, e->mem_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (!e->regs || e->mem == MAP_FAILED)
 		abort();

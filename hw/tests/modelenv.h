@@ -22,6 +22,7 @@
 
 #define ENV_MEM_SIZE	(256u << 20)
 #define ENV_RING_SIZE	4096
+#define ENV_HUGE_SIZE	(2u << 20)
 
 struct env {
 	uint32_t *regs;
@@ -40,6 +41,8 @@ struct env {
 };
 
 struct env *env_create(unsigned threads, uint64_t watchdog);
+/* The same with @mem_size bytes of guest memory (a multiple of 4 KiB). */
+struct env *env_create_mem(unsigned threads, uint64_t watchdog, uint64_t mem_size);
 void env_destroy(struct env *e);
 uint32_t env_reg(struct env *e, uint32_t off);
 void env_wreg(struct env *e, uint32_t off, uint32_t v);
@@ -50,6 +53,12 @@ uint32_t env_ready(struct env *e);
 uint64_t env_alloc(struct env *e, uint64_t bytes);	/* zeroed, page aligned GPA */
 void *env_host(struct env *e, uint64_t gpa);
 void env_map(struct env *e, uint64_t va, uint64_t gpa, uint64_t bytes, uint64_t flags);
+/* The level-@level entry covering @va, allocating the tables above it. */
+uint64_t *env_pte(struct env *e, uint64_t va, int level);
+/* A zeroed, 2 MiB aligned 2 MiB of guest memory; its GPA. */
+uint64_t env_alloc_huge(struct env *e);
+/* Maps the 2 MiB page at @gpa at @va (both 2 MiB aligned): a level-2 WEFT_PTE_HUGE entry. */
+void env_map_huge(struct env *e, uint64_t va, uint64_t gpa, uint64_t flags);
 /* Allocates and maps @bytes at a fresh VA; returns the VA, *host the CPU view. */
 uint64_t env_buf(struct env *e, uint64_t bytes, uint64_t flags, void **host);
 void env_ring_emit(struct env *e, unsigned q, const uint32_t *dw, unsigned n);

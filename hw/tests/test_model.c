@@ -661,6 +661,426 @@ static void t_mmu_forms(void)
 	CHECK_EQ(mmu_run(e, args_va, "nop", 8, 0), 0);
 }
 
+/*
+ * 2 MiB pages: a level-2 entry with WEFT_PTE_HUGE.  The main VM, from H:
+ *   H       2 MiB RW+EXEC (hz.g[0]), then one 4 KiB RW+EXEC page (hz.nb)
+ *   H + 4M  2 MiB read-only, not executable (hz.g[1])
+ *   H + 8M  2 MiB RW+EXEC (hz.g[2]), then nothing
+ * Every byte of them holds a pattern that differs from page to page, so a
+ * translation to the wrong 4 KiB part (or the wrong page) shows.
+ */
+#define HUGE_SZ		(2ull << 20)
+#define HUGE_VA		0x400000000000ull
+#define HUGE_RW		(WEFT_PTE_VALID | WEFT_PTE_WRITE | WEFT_PTE_EXEC)
+
+static struct {
+	struct env *e;
+	uint64_t *args, args_va;
+	uint8_t *out;
+	uint64_t out_va;
+	uint64_t g[3], nb;
+	uint32_t seq;
+} hz;
+
+static uint8_t huge_pat(unsigned k, uint64_t i)
+{
+	return (uint8_t)(i * 7 + (i >> 12) * 31 + k * 0x55 + 1);
+}
+
+/* CPU view of the test VA @va (NULL outside the layout). */
+static uint8_t *huge_host(uint64_t va)
+{
+	for (unsigned k = 0; k < 3; k++)
+		if (va - (HUGE_VA + 4 * k * HUGE_SZ) < HUGE_SZ)
+			return env_host(hz.e, hz.g[k] + va - (HUGE_VA + 4 * k * HUGE_SZ));
+	if (va - (HUGE_VA + HUGE_SZ) < 4096)
+		return env_host(hz.e, hz.nb + va - (HUGE_VA + HUGE_SZ));
+	return NULL;
+}
+
+/* Bytes [va, va + n) of the layout, little-endian (may cross from one part to
+ * the next; a byte outside the layout reads 0). */
+static uint64_t huge_val(uint64_t va, unsigned n)
+{
+	uint64_t v = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		uint8_t *p = huge_host(va + i);
+
+		v |= (uint64_t)(p ? *p : 0) << (8 * i);
+	}
+	return v;
+}
+
+/* Runs @body on queue 1, SIMD 8, one full sub-group: r2 = args[0], r10 = out + lane * 64. */
+static uint32_t huge_run(uint64_t addr, const char *body)
+{
+	char src[2048];
+	struct env_dispatch d = { 0, hz.args_va, 8, { 8, 1, 1 }, { 8, 1, 1 } };
+
+	snprintf(src, sizeof(src),
+		 "\ts2r.u64 r0, sr.args\n"
+		 "\tld.global.u64 r2, [r0+0]\n"
+		 "\tld.global.u64 r10, [r0+8]\n"
+		 "\ts2r.u64 r12, sr.lane_id\n"
+		 "\tshl.u64 r12, r12, 6\n"
+		 "\tadd.u64 r10, r10, r12\n"
+		 "\tmov.u64 r4, 0x0102030405060708\n\tmov.u64 r6, 1\n\tmov.u64 r8, 2\n"
+		 "%s\n\tend\n", body);
+	hz.args[0] = addr;
+	hz.args[1] = hz.out_va;
+	memset(hz.out, 0, 8 * 64);
+	d.code_va = env_code(hz.e, src);
+	return env_dispatch(hz.e, 1, &d);
+}
+
+/* The last dispatch faulted with @info at @va; acknowledges and resets queue 1. */
+#define HUGE_FAULT(err, va, info, what) do { \
+		uint32_t i_ = env_reg(hz.e, WEFT_REG_FAULT_INFO); \
+		CHECK((err) == WEFT_QERR_MMU_FAULT, "%s: error %u", what, (err)); \
+		CHECK(env_reg(hz.e, WEFT_REG_FAULT_SEQ) == hz.seq + 1, "%s: no fault recorded", what); \
+		CHECK(fault_addr(hz.e) == (va), "%s: fault at 0x%llx, want 0x%llx", what, \
+		      (unsigned long long)fault_addr(hz.e), (unsigned long long)(va)); \
+		CHECK(i_ == ((info) | 1u << WEFT_FAULT_QUEUE_SHIFT), "%s: info 0x%x, want 0x%x", what, \
+		      i_, (unsigned)((info) | 1u << WEFT_FAULT_QUEUE_SHIFT)); \
+		hz.seq = env_reg(hz.e, WEFT_REG_FAULT_SEQ); \
+		env_wreg(hz.e, WEFT_REG_FAULT_ACK, hz.seq); \
+		env_reset_queue(hz.e, 1); \
+	} while (0)
+
+#define LD64 "\tld.global.u64 r4, [r2+0]\n\tst.global.u64 [r10+0], r4\n"
+
+/* An 8-byte load at @va through the dispatch: 0 and *v, or the error. */
+static uint32_t huge_load64(uint64_t va, uint64_t *v)
+{
+	uint32_t err = huge_run(va, LD64);
+
+	*v = *(uint64_t *)hz.out;
+	return err;
+}
+
+static void huge_env(struct env *e)
+{
+	hz.e = e;
+	hz.args_va = env_buf(e, 4096, WEFT_PTE_VALID | WEFT_PTE_WRITE, (void **)&hz.args);
+	hz.out_va = env_buf(e, 4096, WEFT_PTE_VALID | WEFT_PTE_WRITE, (void **)&hz.out);
+	hz.seq = env_reg(e, WEFT_REG_FAULT_SEQ);
+}
+
+static void huge_code(uint8_t *host, const char *src, size_t *nwords)
+{
+	uint64_t *words;
+	char err[128];
+
+	*nwords = 0;
+	if (weft_asm(src, "huge", &words, nwords, err, sizeof(err))) {
+		CHECK(0, "%s", err);
+		return;
+	}
+	memcpy(host, words, *nwords * 8);
+	free(words);
+}
+
+static void t_mmu_huge(void)
+{
+	struct env *e = fresh(0);
+	const uint64_t H = HUGE_VA, R = H + 4 * HUGE_SZ, U = H + 8 * HUGE_SZ;
+	const uint64_t st_val = 0x0102030405060708ull;
+	uint32_t err;
+	uint64_t v, va;
+
+	huge_env(e);
+	for (unsigned k = 0; k < 3; k++) {
+		uint8_t *p;
+
+		hz.g[k] = env_alloc_huge(e);
+		p = env_host(e, hz.g[k]);
+		for (uint64_t i = 0; i < HUGE_SZ; i++)
+			p[i] = huge_pat(k, i);
+	}
+	hz.nb = env_alloc(e, 4096);
+	for (unsigned i = 0; i < 4096; i++)
+		((uint8_t *)env_host(e, hz.nb))[i] = huge_pat(3, i);
+	CHECK_EQ(hz.g[0] & (HUGE_SZ - 1), 0);
+	env_map_huge(e, H, hz.g[0], HUGE_RW);
+	env_map(e, H + HUGE_SZ, hz.nb, 4096, HUGE_RW);
+	env_map_huge(e, R, hz.g[1], WEFT_PTE_VALID);
+	env_map_huge(e, U, hz.g[2], HUGE_RW);
+
+	/* Loads: first and last bytes, every 4 KiB part differs, across into the 4 KiB neighbour. */
+	{
+		const uint64_t at[] = { H, H + 8, H + 0x1000, H + 0x123458, H + HUGE_SZ - 8,
+					H + HUGE_SZ - 4, H + HUGE_SZ - 1, H + HUGE_SZ + 8, R, R + HUGE_SZ - 8,
+					U + HUGE_SZ - 8 };
+
+		for (unsigned i = 0; i < sizeof(at) / sizeof(at[0]); i++) {
+			err = huge_run(at[i], LD64);
+			CHECK(err == 0, "load at 0x%llx: error %u", (unsigned long long)at[i], err);
+			for (unsigned l = 0; l < 8; l++)
+				CHECK(*(uint64_t *)(hz.out + l * 64) == huge_val(at[i], 8),
+				      "load at 0x%llx lane %u: 0x%llx want 0x%llx", (unsigned long long)at[i],
+				      l, (unsigned long long)*(uint64_t *)(hz.out + l * 64),
+				      (unsigned long long)huge_val(at[i], 8));
+		}
+		/* A vector load of 16 bytes across the end. */
+		va = H + HUGE_SZ - 8;
+		CHECK_EQ(huge_run(va, "\tld.global.v4.u32 r4, [r2+0]\n\tst.global.v4.u32 [r10+0], r4\n"), 0);
+		CHECK_EQ(*(uint64_t *)hz.out, huge_val(va, 8));
+		CHECK_EQ(*(uint64_t *)(hz.out + 8), huge_val(va + 8, 8));
+	}
+	/* Stores: first byte, last bytes, across into the neighbour. */
+	{
+		const uint64_t at[] = { H, H + 0x1ff000, H + HUGE_SZ - 8, H + HUGE_SZ - 4, U + 0x80000 };
+
+		for (unsigned i = 0; i < sizeof(at) / sizeof(at[0]); i++) {
+			uint64_t before = huge_val(at[i] - 8, 8), after = huge_val(at[i] + 8, 8);
+
+			err = huge_run(at[i], "\tst.global.u64 [r2+0], r4\n");
+			CHECK(err == 0, "store at 0x%llx: error %u", (unsigned long long)at[i], err);
+			CHECK(huge_val(at[i], 8) == st_val, "store at 0x%llx: 0x%llx", (unsigned long long)at[i],
+			      (unsigned long long)huge_val(at[i], 8));
+			CHECK(huge_val(at[i] - 8, 8) == before && huge_val(at[i] + 8, 8) == after,
+			      "store at 0x%llx: neighbouring bytes changed", (unsigned long long)at[i]);
+		}
+		va = H + HUGE_SZ - 8;
+		CHECK_EQ(huge_run(va, "\tst.global.v2.u64 [r2+0], r4\n"), 0);
+		CHECK_EQ(huge_val(va, 8), st_val);
+		CHECK_EQ(huge_val(va + 8, 8), 1);
+	}
+	/* Atomics: 8 lanes add 1 at the first and the last 4 bytes; a 64-bit one mid-page. */
+	{
+		const uint64_t at[] = { H, H + HUGE_SZ - 4, U + 0x1ffffc };
+
+		for (unsigned i = 0; i < sizeof(at) / sizeof(at[0]); i++) {
+			uint64_t old = huge_val(at[i], 4);
+
+			err = huge_run(at[i], "\tatom.global.add.u32 r4, [r2], r6\n");
+			CHECK(err == 0, "atomic at 0x%llx: error %u", (unsigned long long)at[i], err);
+			CHECK(huge_val(at[i], 4) == ((old + 8) & 0xffffffffu), "atomic at 0x%llx: 0x%llx, want 0x%llx",
+			      (unsigned long long)at[i], (unsigned long long)huge_val(at[i], 4),
+			      (unsigned long long)((old + 8) & 0xffffffffu));
+		}
+		va = H + 0x145670;
+		v = huge_val(va, 8);
+		CHECK_EQ(huge_run(va, "\tatom.global.cmpxchg.u64 r4, [r2], r6, r8\n"
+				      "\tst.global.u64 [r10+0], r4\n"), 0);
+		CHECK_EQ(huge_val(va, 8), v);	/* compared with 1: not equal, unchanged */
+		CHECK_EQ(*(uint64_t *)hz.out, v);
+	}
+	/* Block I/O: 128 bytes ending at the last byte, and across into the neighbour. */
+	{
+		const uint64_t at[] = { H + HUGE_SZ - 128, H + HUGE_SZ - 64 };
+
+		for (unsigned i = 0; i < 2; i++) {
+			CHECK_EQ(huge_run(at[i], "\tld.block4.u32 r4, [r2+0]\n\tst.global.v4.u32 [r10+0], r4\n"), 0);
+			for (unsigned l = 0; l < 8; l++)
+			for (unsigned k = 0; k < 4; k++)
+				CHECK(*(uint32_t *)(hz.out + l * 64 + k * 4) == huge_val(at[i] + (k * 8 + l) * 4, 4),
+				      "ld.block4 at 0x%llx lane %u element %u", (unsigned long long)at[i], l, k);
+		}
+		va = H + HUGE_SZ - 16;
+		CHECK_EQ(huge_run(va, "\tst.block2.u16 [r2+0], r4\n"), 0);
+		for (unsigned l = 0; l < 8; l++) {
+			CHECK_EQ(huge_val(va + l * 2, 2), 0x0708);
+			CHECK_EQ(huge_val(va + 16 + l * 2, 2), 0x0304);
+		}
+	}
+	/* Image I/O: a 64 x 2 image whose row 0 ends at the last byte and row 1 is the neighbour's. */
+	{
+		uint32_t *desc = (uint32_t *)(hz.args + 4);
+		uint64_t img = H + HUGE_SZ - 64;
+
+		desc[0] = (uint32_t)img;
+		desc[1] = (uint32_t)(img >> 32);
+		desc[2] = 64;
+		desc[3] = 2;
+		desc[4] = 64;
+		desc[5] = 0;
+		CHECK_EQ(huge_run(hz.args_va + 32, "\tmov.s32 r6, 32\n\tmov.s32 r7, 0\n"
+				  "\tld.img2.u32 r4, [r2], r6\n"
+				  "\tst.global.u32 [r10+0], r4\n\tst.global.u32 [r10+4], r5\n"), 0);
+		for (unsigned l = 0; l < 8; l++) {
+			CHECK_EQ(*(uint32_t *)(hz.out + l * 64), huge_val(img + 32 + l * 4, 4));
+			CHECK_EQ(*(uint32_t *)(hz.out + l * 64 + 4), huge_val(img + 64 + 32 + l * 4, 4));
+		}
+		CHECK_EQ(huge_run(hz.args_va + 32, "\tmov.s32 r6, 32\n\tmov.s32 r7, 0\n"
+				  "\tst.img2.u32 [r2], r6, r4\n"), 0);
+		for (unsigned l = 0; l < 8; l++) {
+			CHECK_EQ(huge_val(img + 32 + l * 4, 4), 0x05060708);
+			CHECK_EQ(huge_val(img + 64 + 32 + l * 4, 4), 0x01020304);
+		}
+	}
+	/* Instruction fetch: at the first byte; across the end into the neighbour (the
+	 * literal of the mov is its first word); into nothing; not executable. */
+	{
+		struct env_dispatch d = { H, hz.args_va, 8, { 1, 1, 1 }, { 1, 1, 1 } };
+		const char *prog = "s2r.u64 r0, sr.args\nld.global.u64 r10, [r0+8]\n"
+				   "mov.u64 r4, 0x0123456789abcdef\nst.global.u64 [r10+0], r4\nend\n";
+		uint8_t tmp[64];
+		size_t n;
+
+		hz.args[1] = hz.out_va;
+		huge_code(huge_host(H), prog, &n);
+		CHECK_EQ(n, 6);
+		*(uint64_t *)hz.out = 0;
+		CHECK_EQ(env_dispatch(e, 1, &d), 0);
+		CHECK_EQ(*(uint64_t *)hz.out, 0x0123456789abcdefull);
+		huge_code(tmp, prog, &n);
+		memcpy(huge_host(H + HUGE_SZ - 24), tmp, 24);
+		memcpy(huge_host(H + HUGE_SZ), tmp + 24, 24);
+		*(uint64_t *)hz.out = 0;
+		d.code_va = H + HUGE_SZ - 24;
+		CHECK_EQ(env_dispatch(e, 1, &d), 0);
+		CHECK_EQ(*(uint64_t *)hz.out, 0x0123456789abcdefull);
+		huge_code(huge_host(U + HUGE_SZ - 16), "mov.u32 r1, 1\nmov.u32 r1, 2\n", &n);
+		d.code_va = U + HUGE_SZ - 16;
+		err = env_dispatch(e, 1, &d);
+		HUGE_FAULT(err, U + HUGE_SZ, WEFT_FAULT_ACCESS_EXEC | WEFT_FAULT_NOT_PRESENT, "fetch past the end");
+		huge_code(huge_host(R), prog, &n);
+		d.code_va = R;
+		err = env_dispatch(e, 1, &d);
+		HUGE_FAULT(err, R, WEFT_FAULT_ACCESS_EXEC | WEFT_FAULT_PERMISSION, "fetch, no EXEC");
+	}
+	/* Faults: across the end into nothing (nothing written); read-only. */
+	{
+		uint64_t last = huge_val(U + HUGE_SZ - 4, 4), ro = huge_val(R + 96, 8);
+
+		err = huge_run(U + HUGE_SZ - 4, LD64);
+		HUGE_FAULT(err, U + HUGE_SZ, WEFT_FAULT_ACCESS_READ | WEFT_FAULT_NOT_PRESENT, "load past the end");
+		err = huge_run(U + HUGE_SZ - 4, "\tst.global.u64 [r2+0], r4\n");
+		HUGE_FAULT(err, U + HUGE_SZ, WEFT_FAULT_ACCESS_WRITE | WEFT_FAULT_NOT_PRESENT, "store past the end");
+		CHECK_EQ(huge_val(U + HUGE_SZ - 4, 4), last);
+		err = huge_run(U + HUGE_SZ - 16, "\tst.block2.u16 [r2+0], r4\n");
+		HUGE_FAULT(err, U + HUGE_SZ, WEFT_FAULT_ACCESS_WRITE | WEFT_FAULT_NOT_PRESENT, "block past the end");
+		err = huge_run(U + HUGE_SZ - 8, "\tld.block2.u32 r4, [r2+0]\n");
+		HUGE_FAULT(err, U + HUGE_SZ, WEFT_FAULT_ACCESS_READ | WEFT_FAULT_NOT_PRESENT, "block load past the end");
+		err = huge_run(R + 100, "\tst.global.u32 [r2+0], r4\n");
+		HUGE_FAULT(err, R + 100, WEFT_FAULT_ACCESS_WRITE | WEFT_FAULT_PERMISSION, "store, read-only");
+		err = huge_run(R + 96, "\tatom.global.add.u64 r4, [r2], r6\n");
+		HUGE_FAULT(err, R + 96, WEFT_FAULT_ACCESS_WRITE | WEFT_FAULT_PERMISSION, "atomic, read-only");
+		err = huge_run(R + HUGE_SZ - 8, "\tst.block2.u16 [r2+0], r4\n");
+		HUGE_FAULT(err, R + HUGE_SZ - 8, WEFT_FAULT_ACCESS_WRITE | WEFT_FAULT_PERMISSION, "block, read-only");
+		CHECK_EQ(huge_val(R + 96, 8), ro);
+		CHECK_EQ(huge_val(R + HUGE_SZ - 8, 8), huge_pat(1, HUGE_SZ - 8) | (uint64_t)huge_pat(1, HUGE_SZ - 7) << 8 |
+			 (uint64_t)huge_pat(1, HUGE_SZ - 6) << 16 | (uint64_t)huge_pat(1, HUGE_SZ - 5) << 24 |
+			 (uint64_t)huge_pat(1, HUGE_SZ - 4) << 32 | (uint64_t)huge_pat(1, HUGE_SZ - 3) << 40 |
+			 (uint64_t)huge_pat(1, HUGE_SZ - 2) << 48 | (uint64_t)huge_pat(1, HUGE_SZ - 1) << 56);
+	}
+	/* Misaligned address (bit 12, bit 20): not present, though the memory is there. */
+	{
+		va = H + 12 * HUGE_SZ;
+		env_map_huge(e, va, hz.g[0] + 0x1000, HUGE_RW);
+		err = huge_load64(va + 8, &v);
+		HUGE_FAULT(err, va + 8, WEFT_FAULT_ACCESS_READ | WEFT_FAULT_NOT_PRESENT, "misaligned (4 KiB)");
+		env_map_huge(e, va, hz.g[0] + 0x100000, HUGE_RW);
+		err = huge_run(va + 0x1ff000, "\tst.global.u32 [r2+0], r4\n");
+		HUGE_FAULT(err, va + 0x1ff000, WEFT_FAULT_ACCESS_WRITE | WEFT_FAULT_NOT_PRESENT, "misaligned (1 MiB)");
+		env_map_huge(e, va, hz.g[0], HUGE_RW);	/* aligned again: the same page as H */
+		CHECK_EQ(huge_load64(va + 0x10008, &v), 0);
+		CHECK_EQ(v, huge_val(H + 0x10008, 8));
+	}
+	/* The page-walk cache keeps the huge entry, not a level-3 table: the first
+	 * 4 KiB of U hold entries mapping a page of 0xee, and a miss in another
+	 * 4 KiB part of U after a walk of U must still read U. */
+	{
+		uint64_t fake = env_alloc(e, 4096);
+
+		memset(env_host(e, fake), 0xee, 4096);
+		for (unsigned i = 0; i < 512; i++)
+			((uint64_t *)huge_host(U))[i] = fake | HUGE_RW;
+		CHECK_EQ(huge_run(U, "\tld.global.u64 r4, [r2+0]\n\tst.global.u64 [r10+0], r4\n"
+				     "\tmov.u64 r14, 0x8008\n\tadd.u64 r14, r2, r14\n"
+				     "\tld.global.u64 r4, [r14+0]\n\tst.global.u64 [r10+8], r4\n"
+				     "\tmov.u64 r14, 0x1ff000\n\tadd.u64 r14, r2, r14\n"
+				     "\tld.global.u64 r4, [r14+0]\n\tst.global.u64 [r10+16], r4\n"), 0);
+		CHECK_EQ(*(uint64_t *)hz.out, fake | HUGE_RW);
+		CHECK_EQ(*(uint64_t *)(hz.out + 8), huge_val(U + 0x8008, 8));
+		CHECK_EQ(*(uint64_t *)(hz.out + 16), huge_val(U + 0x1ff000, 8));
+	}
+	/* HUGE at level 0 or 1: reserved, the entry reads as not present.  At
+	 * level 3: ignored.  WRITE/EXEC of a level-2 table entry: ignored. */
+	{
+		const uint64_t V0 = 0x600000000000ull, V1 = 0x500000000000ull;
+		uint64_t pg = env_alloc(e, 4096), *pte;
+
+		for (unsigned i = 0; i < 4096; i++)
+			((uint8_t *)env_host(e, pg))[i] = (uint8_t)(i * 3 + 5);
+		env_map(e, V0, pg, 4096, WEFT_PTE_VALID);
+		env_map(e, V1, pg, 4096, WEFT_PTE_VALID);
+		CHECK_EQ(huge_load64(V0 + 16, &v), 0);
+		CHECK_EQ(v, *(uint64_t *)((uint8_t *)env_host(e, pg) + 16));
+		CHECK_EQ(huge_load64(V1 + 16, &v), 0);
+		CHECK_EQ(v, *(uint64_t *)((uint8_t *)env_host(e, pg) + 16));
+		for (int level = 0; level < 2; level++) {
+			va = level ? V1 : V0;
+			pte = env_pte(e, va, level);
+			*pte |= WEFT_PTE_HUGE;
+			err = huge_load64(va + 16, &v);
+			HUGE_FAULT(err, va + 16, WEFT_FAULT_ACCESS_READ | WEFT_FAULT_NOT_PRESENT,
+				   level ? "HUGE at level 1" : "HUGE at level 0");
+			*pte &= ~WEFT_PTE_HUGE;
+			CHECK_EQ(huge_load64(va + 16, &v), 0);
+		}
+		/* Level 3: a 4 KiB page, HUGE or not (and the store goes to that page only). */
+		va = V1 + 0x3000;
+		env_map(e, va, pg, 4096, WEFT_PTE_VALID | WEFT_PTE_WRITE | WEFT_PTE_HUGE);
+		CHECK_EQ(huge_load64(va + 24, &v), 0);
+		CHECK_EQ(v, *(uint64_t *)((uint8_t *)env_host(e, pg) + 24));
+		CHECK_EQ(huge_run(va + 4088, "\tst.global.u64 [r2+0], r4\n"), 0);
+		CHECK_EQ(*(uint64_t *)((uint8_t *)env_host(e, pg) + 4088), st_val);
+		/* A level-2 table entry with WRITE|EXEC over a read-only, non-exec page. */
+		*env_pte(e, V0, 2) |= WEFT_PTE_WRITE | WEFT_PTE_EXEC;
+		err = huge_run(V0 + 8, "\tst.global.u32 [r2+0], r4\n");
+		HUGE_FAULT(err, V0 + 8, WEFT_FAULT_ACCESS_WRITE | WEFT_FAULT_PERMISSION, "WRITE at level 2 (table)");
+		{
+			struct env_dispatch d = { V0, hz.args_va, 8, { 1, 1, 1 }, { 1, 1, 1 } };
+
+			err = env_dispatch(e, 1, &d);
+			HUGE_FAULT(err, V0, WEFT_FAULT_ACCESS_EXEC | WEFT_FAULT_PERMISSION, "EXEC at level 2 (table)");
+		}
+	}
+	/* Guest memory bounds: a 2 MiB page ending at the end of memory is present;
+	 * one beyond it is not. */
+	{
+		uint64_t top = e->mem_size - HUGE_SZ;
+
+		CHECK(e->next_gpa <= top, "guest memory used up to 0x%llx", (unsigned long long)e->next_gpa);
+		*(uint64_t *)env_host(e, e->mem_size - 8) = 0x1122334455667788ull;
+		va = H + 14 * HUGE_SZ;
+		env_map_huge(e, va, top, WEFT_PTE_VALID);
+		CHECK_EQ(huge_load64(va + HUGE_SZ - 8, &v), 0);
+		CHECK_EQ(v, 0x1122334455667788ull);
+		env_map_huge(e, va, e->mem_size, WEFT_PTE_VALID);
+		err = huge_load64(va, &v);
+		HUGE_FAULT(err, va, WEFT_FAULT_ACCESS_READ | WEFT_FAULT_NOT_PRESENT, "huge page beyond memory");
+	}
+	/* A 2 MiB page partly outside guest memory (17 MiB: the page at 16 MiB has
+	 * only its first 1 MiB inside) reads as not present, even at its first
+	 * byte, which a 4 KiB mapping reaches. */
+	{
+		struct env *e2 = env_create_mem(2, 0, 17u << 20);
+
+		CHECK_EQ(env_ready(e2), WEFT_DEVICE_RUNNING);
+		huge_env(e2);
+		*(uint64_t *)env_host(e2, 16u << 20) = 0x5555aaaa5555aaaaull;
+		*(uint64_t *)env_host(e2, (16u << 20) - 8) = 0x7777888877778888ull;
+		env_map_huge(e2, H, 16u << 20, HUGE_RW);
+		env_map_huge(e2, H + HUGE_SZ, 14u << 20, HUGE_RW);
+		env_map(e2, H + 4 * HUGE_SZ, 16u << 20, 4096, WEFT_PTE_VALID);
+		err = huge_load64(H, &v);
+		HUGE_FAULT(err, H, WEFT_FAULT_ACCESS_READ | WEFT_FAULT_NOT_PRESENT, "huge page partly outside memory");
+		CHECK_EQ(huge_load64(H + 4 * HUGE_SZ, &v), 0);
+		CHECK_EQ(v, 0x5555aaaa5555aaaaull);
+		CHECK_EQ(huge_load64(H + 2 * HUGE_SZ - 8, &v), 0);
+		CHECK_EQ(v, 0x7777888877778888ull);
+		/* Its last 4 KiB part is past the end too. */
+		err = huge_run(H + HUGE_SZ - 8, "\tst.global.u64 [r2+0], r4\n");
+		HUGE_FAULT(err, H + HUGE_SZ - 8, WEFT_FAULT_ACCESS_WRITE | WEFT_FAULT_NOT_PRESENT, "last part outside memory");
+		env_destroy(e2);
+		hz.e = NULL;
+	}
+}
+
 static void t_bad_instruction(void)
 {
 	struct env *e = fresh(0);
@@ -1495,6 +1915,8 @@ int main(void)
 	h_run("mmu: faults, fault block, FAULT_ACK", t_mmu_faults);
 	h_run("mmu: every kind of load, store and atomic: not present, read-only, page end, inactive lanes",
 	      t_mmu_forms);
+	h_run("mmu: 2 MiB pages: every access kind at their ends and across them, permissions, "
+	      "misaligned, outside memory, HUGE at other levels", t_mmu_huge);
 	h_run("reset: queue reset and DRIVER_READY=0 abort a running dispatch; queues run independently",
 	      t_reset_running_dispatch);
 	h_run("queues: priority, queue 0 gets the larger share, queue 3 still progresses",
