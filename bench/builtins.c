@@ -102,8 +102,13 @@ struct gpu {
 
 static uint64_t galloc(struct gpu *g, uint64_t bytes)
 {
-	uint64_t gpa = g->next_gpa;
+	uint64_t gpa;
 
+	/* Buffers of 2 MiB or more start on a 2 MiB boundary: gmap() maps them
+	 * with 2 MiB pages. */
+	if (bytes >= HUGE_PAGE)
+		g->next_gpa = huge_round(g->next_gpa);
+	gpa = g->next_gpa;
 	bytes = (bytes + PAGE - 1) & ~(PAGE - 1);
 	if (gpa + bytes > g->mem_size) {
 		fprintf(stderr, "builtins: out of guest memory\n");
@@ -113,12 +118,15 @@ static uint64_t galloc(struct gpu *g, uint64_t bytes)
 	return gpa;
 }
 
+/* Maps [va, va + bytes) to gpa: 2 MiB pages where both are aligned, else 4 KiB. */
 static void gmap(struct gpu *g, uint64_t va, uint64_t gpa, uint64_t bytes, uint64_t flags)
 {
-	for (uint64_t off = 0; off < bytes; off += PAGE) {
+	for (uint64_t off = 0; off < bytes;) {
 		uint64_t v = va + off, table = g->root;
+		bool huge = !((v | (gpa + off)) & (HUGE_PAGE - 1)) && bytes - off >= HUGE_PAGE;
+		int leaf = huge ? 2 : 3;
 
-		for (int level = 0; level < 3; level++) {
+		for (int level = 0; level < leaf; level++) {
 			uint64_t *pte = (uint64_t *)(g->mem + table) + ((v >> (12 + 9 * (3 - level))) & 511);
 
 			if (!(*pte & WEFT_PTE_VALID)) {
@@ -129,7 +137,9 @@ static void gmap(struct gpu *g, uint64_t va, uint64_t gpa, uint64_t bytes, uint6
 			}
 			table = *pte & WEFT_PTE_ADDR_MASK;
 		}
-		((uint64_t *)(g->mem + table))[(v >> 12) & 511] = (gpa + off) | flags;
+		((uint64_t *)(g->mem + table))[(v >> (12 + 9 * (3 - leaf))) & 511] =
+			(gpa + off) | flags | (huge ? WEFT_PTE_HUGE : 0);
+		off += huge ? HUGE_PAGE : PAGE;
 	}
 }
 
