@@ -12,9 +12,9 @@
  *
  * The input is a program of small operations (see step()); each input runs
  * on a fresh model so that a reproducer replays on its own.  A valid VM
- * (batch, code, argument, data and read-only buffers) is mapped first, so
- * that the fuzzer reaches dispatch execution quickly; the operations then
- * corrupt any part of it.
+ * (batch, code, argument, data and read-only buffers, and a 2 MiB page that
+ * ends where guest memory ends) is mapped first, so that the fuzzer reaches
+ * dispatch execution quickly; the operations then corrupt any part of it.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -31,13 +31,16 @@
 #define CMD(op, len)	WEFT_CMD_HEADER((uint32_t)(op), (uint32_t)(len))
 #define PAGE		WEFT_MMU_PAGE_SIZE
 
-#define MEM_SIZE	(1u << 20)
+#define MEM_SIZE	(4u << 20)
 #define RING_GPA	0x10000u	/* 4 rings of 4 KiB */
 #define RING_SIZE	4096u
 #define FENCE_GPA	0x14000u
 #define PT_GPA		0x20000u	/* page-table pool */
 #define PT_END		0x40000u
 #define BUF_GPA		0x40000u	/* buffers */
+#define HUGE_SZ		(2u << 20)
+#define HUGE_GPA	(MEM_SIZE - HUGE_SZ)	/* a 2 MiB page, the last of memory */
+#define HUGE_VA		0x40000000ull
 
 /* The VM: VA, pages, PTE flags. */
 enum { B_BATCH, B_CODE, B_ARGS, B_DATA, B_RO, B_NBUF };
@@ -101,20 +104,25 @@ static uint64_t pt_alloc(struct fz *f)
 	return gpa;
 }
 
+/* The level-@level entry covering @va, allocating the tables above it. */
+static uint64_t *pte_at(struct fz *f, uint64_t va, int level)
+{
+	uint64_t table = f->root;
+
+	for (int l = 0; l < level; l++) {
+		uint64_t *pte = (uint64_t *)host(f, table) + ((va >> (12 + 9 * (3 - l))) & 511);
+
+		if (!(*pte & WEFT_PTE_VALID))
+			*pte = pt_alloc(f) | WEFT_PTE_VALID;
+		table = *pte & WEFT_PTE_ADDR_MASK;
+	}
+	return (uint64_t *)host(f, table) + ((va >> (12 + 9 * (3 - level))) & 511);
+}
+
 static void map(struct fz *f, uint64_t va, uint64_t gpa, unsigned pages, uint64_t flags)
 {
-	for (unsigned i = 0; i < pages; i++) {
-		uint64_t v = va + (uint64_t)i * PAGE, table = f->root;
-
-		for (int level = 0; level < 3; level++) {
-			uint64_t *pte = (uint64_t *)host(f, table) + ((v >> (12 + 9 * (3 - level))) & 511);
-
-			if (!(*pte & WEFT_PTE_VALID))
-				*pte = pt_alloc(f) | WEFT_PTE_VALID;
-			table = *pte & WEFT_PTE_ADDR_MASK;
-		}
-		((uint64_t *)host(f, table))[(v >> 12) & 511] = (gpa + (uint64_t)i * PAGE) | flags;
-	}
+	for (unsigned i = 0; i < pages; i++)
+		*pte_at(f, va + (uint64_t)i * PAGE, 3) = (gpa + (uint64_t)i * PAGE) | flags;
 }
 
 static void ring_emit(struct fz *f, unsigned q, const uint32_t *dw, unsigned n)
@@ -454,6 +462,11 @@ static void step(struct fz *f)
 		case 2: v = ((uint64_t)get32(f) % MEM_SIZE & WEFT_PTE_ADDR_MASK) | (sel >> 2 & 7); break;
 		default: v = ((uint64_t)get32(f) << 12 & WEFT_PTE_ADDR_MASK) | (sel >> 2 & 7); break;
 		}
+		/* 2 MiB pages: HUGE (sel bit 5, meaningful at level 2), 2 MiB aligned (bit 6). */
+		if (sel & 0x20)
+			v |= WEFT_PTE_HUGE;
+		if (sel & 0x40)
+			v &= ~(uint64_t)(HUGE_SZ - PAGE);
 		((uint64_t *)host(f, t))[idx] = v;
 		break;
 	}
@@ -543,7 +556,9 @@ static void setup(struct fz *f)
 	args[0] = bufs[B_DATA].va;
 	args[1] = bufs[B_DATA].va + 8 * PAGE - 4;	/* straddles pages */
 	args[2] = bufs[B_RO].va;
-	args[3] = bufs[B_DATA].va + (uint64_t)bufs[B_DATA].pages * PAGE;	/* unmapped */
+	/* The last 4 bytes of a 2 MiB page, then unmapped VA. */
+	*pte_at(f, HUGE_VA, 2) = HUGE_GPA | WEFT_PTE_HUGE | WEFT_PTE_VALID | WEFT_PTE_WRITE;
+	args[3] = HUGE_VA + HUGE_SZ - 4;
 	for (unsigned q = 0; q < WEFT_MODEL_NUM_QUEUES; q++) {
 		wreg(f, WEFT_QUEUE_REG(q, WEFT_Q_RING_BASE_LO), RING_GPA + q * RING_SIZE);
 		wreg(f, WEFT_QUEUE_REG(q, WEFT_Q_RING_BASE_HI), 0);
