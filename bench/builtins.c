@@ -9,7 +9,7 @@
  *   sg-reduce   ld.block8 loop + red.add.u32              local-memory tree reduction
  *   sg-scan     ld.block8 + iscan.add.u32 + st.block8     local-memory scan per W items
  *   wg-escan    escan.add.u32, SLM totals, bar            local-memory scan per 256 items
- *   transpose   WxW tile: ld.block, shfl.xor butterfly    16x16 local-memory tile
+ *   transpose   WxW tile: ld.img8, shfl.xor butterfly     16x16 local-memory tile
  *   block-copy  ld.block8 / st.block8, 4 per iteration    plain copy
  *
  * W is the model's sub-group width (--simd, 32 by default: the device's
@@ -475,38 +475,33 @@ static const char k_wgescan[] =
 
 /*
  * Transpose of a square n x n u32 matrix, one W x W tile per sub-group of
- * width W (work-group (W, 1): group_id = tile): W ld.block rows, a
- * log2(W)-stage shfl.xor butterfly that swaps the bits of (register, lane),
- * W st.block rows.  Generated: the row pitch is an immediate.
+ * width W (work-group (W, 1): group_id = tile): the tile's W rows come in
+ * with W / 8 image block reads of 8 rows each (ld.img8: the matrix is an
+ * image, args[3] and args[4] its source and destination descriptors), a
+ * log2(W)-stage shfl.xor butterfly swaps the bits of (register, lane), and
+ * W / 8 image block writes store it.
  */
-static char *k_transpose(uint32_t n, unsigned w)
+static char *k_transpose(unsigned w)
 {
 	size_t cap = 65536, len = 0;
 	char *s = malloc(cap);
 
 #define ADD(...) (len += snprintf(s + len, cap - len, __VA_ARGS__))
 	ADD("\ts2r.u64 r0, sr.args\n"
-	    "\tld.global.u64 r2, [r0+0]\n"
-	    "\tld.global.u64 r4, [r0+8]\n"
+	    "\tld.global.u64 r2, [r0+24]\n"
+	    "\tld.global.u64 r4, [r0+32]\n"
 	    "\ts2r.u32 r7, sr.group_id.x\n"
 	    "\ts2r.u32 r8, sr.group_id.y\n"
 	    "\ts2r.u32 r9, sr.lane_id\n"
-	    /* in + ((ty * W) * n + tx * W) * 4 */
-	    "\tmul.u32 r10, r8, %u\n"
-	    "\tshl.u32 r11, r7, %u\n"
-	    "\tadd.u32 r10, r10, r11\n"
-	    "\tcvt.u64.u32 r12, r10\n"
-	    "\tshl.u64 r12, r12, 2\n"
-	    "\tadd.u64 r12, r2, r12\n"
-	    /* out + ((tx * W) * n + ty * W) * 4 */
-	    "\tmul.u32 r10, r7, %u\n"
+	    /* source block at byte x = tx * W * 4, row y = ty * W */
+	    "\tshl.u32 r10, r7, %u\n"
 	    "\tshl.u32 r11, r8, %u\n"
-	    "\tadd.u32 r10, r10, r11\n"
-	    "\tcvt.u64.u32 r14, r10\n"
-	    "\tshl.u64 r14, r14, 2\n"
-	    "\tadd.u64 r14, r4, r14\n", w * n, log2u(w), w * n, log2u(w));
-	for (unsigned i = 0; i < w; i++)
-		ADD("\tld.block.u32 r%u, [r12+%u]\n", 100 + i, i * n * 4);
+	    /* destination block at byte x = ty * W * 4, row y = tx * W */
+	    "\tshl.u32 r12, r8, %u\n"
+	    "\tshl.u32 r13, r7, %u\n",
+	    log2u(4 * w), log2u(w), log2u(4 * w), log2u(w));
+	for (unsigned i = 0; i < w; i += 8)
+		ADD("%s\tld.img8.u32 r%u, [r2], r10\n", i ? "\tadd.u32 r11, r11, 8\n" : "", 100 + i);
 	for (unsigned m = w / 2; m; m /= 2) {
 		/*
 		 * Registers a = r(i), b = r(i | m); c: lane bit m set.  Each lane
@@ -523,8 +518,8 @@ static char *k_transpose(uint32_t n, unsigned w)
 			ADD("\tsel.u32 r%u, r%u, r31, r20\n", 100 + (i | m), 100 + (i | m));
 		}
 	}
-	for (unsigned j = 0; j < w; j++)
-		ADD("\tst.block.u32 [r14+%u], r%u\n", j * n * 4, 100 + j);
+	for (unsigned j = 0; j < w; j += 8)
+		ADD("%s\tst.img8.u32 [r4], r12, r%u\n", j ? "\tadd.u32 r13, r13, 8\n" : "", 100 + j);
 	ADD("\tend\n");
 #undef ADD
 	return s;
@@ -739,6 +734,27 @@ static uint64_t margs(struct gpu *g, uint64_t *args_host, uint64_t in, uint64_t 
 	return 0;
 }
 
+/*
+ * Image descriptors for a square n x n u32 matrix at @in and @out (the
+ * transpose's): args[3] and args[4] point to them, in the args page at
+ * byte 64.  Descriptor: u64 base VA, u32 width in bytes, height, pitch, 0.
+ */
+static void mimages(uint64_t *args_host, uint64_t args_va, uint64_t in, uint64_t out, uint64_t n)
+{
+	uint32_t *d = (uint32_t *)(args_host + 8);
+	const uint64_t base[2] = { in, out };
+
+	for (int k = 0; k < 2; k++, d += 6) {
+		d[0] = (uint32_t)base[k];
+		d[1] = (uint32_t)(base[k] >> 32);
+		d[2] = (uint32_t)(n * 4);
+		d[3] = (uint32_t)n;
+		d[4] = (uint32_t)(n * 4);
+		d[5] = 0;
+		args_host[3 + k] = args_va + 64 + 24 * k;
+	}
+}
+
 static bool check_u32(const char *what, const uint32_t *got, const uint32_t *want, uint64_t n)
 {
 	for (uint64_t i = 0; i < n; i++) {
@@ -897,7 +913,7 @@ int main(int argc, char **argv)
 #endif
 	W = opt.simd;
 	snprintf(seg_label, sizeof(seg_label), "local-memory scan per %u", W);
-	snprintf(tmodel_label, sizeof(tmodel_label), "%ux%u: ld.block + shfl.xor butterfly + st.block", W, W);
+	snprintf(tmodel_label, sizeof(tmodel_label), "%ux%u: ld.img8 + shfl.xor butterfly + st.img8", W, W);
 	snprintf(tpocl_label, sizeof(tpocl_label), "%ux%u local-memory tile", opt.pocl_tile, opt.pocl_tile);
 	if (opt.only && strcmp(opt.only, "sg-reduce") && strcmp(opt.only, "sg-scan") &&
 	    strcmp(opt.only, "wg-escan") && strcmp(opt.only, "transpose") &&
@@ -948,7 +964,7 @@ int main(int argc, char **argv)
 			free(tsrc);
 		}
 	}
-	tsrc = k_transpose((uint32_t)tn, W);
+	tsrc = k_transpose(W);
 	code[3] = gcode(g, "<transpose>", tsrc);
 	free(tsrc);
 
@@ -1116,6 +1132,7 @@ int main(int argc, char **argv)
 		struct launch l = { code[3], args_va, { (uint32_t)tn, (uint32_t)(tn / W), 1 },
 				    { W, 1, 1 }, 0, W };
 
+		mimages(args, args_va, in_va, out_va, tn);
 		struct model_run m = { g, args, in_va, out_va, 0, &l, out };
 		size_t gs[2] = { tn, tn }, ls[2] = { opt.pocl_tile, opt.pocl_tile };
 		POCL_KERNEL_RUN(pk, P.transpose, 1, (uint32_t)tn, 2, gs, ls);

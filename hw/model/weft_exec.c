@@ -1045,7 +1045,26 @@ HOT int exec_ldst(struct weft_worker *w, struct sg_state *s, const struct weft_i
 		ibase = desc[0] | (uint64_t)desc[1] << 32;
 		for (unsigned i = 0; i < vec; i++) {
 			int64_t yy = y + i;
+			uint64_t row = ibase + (uint64_t)yy * desc[4] + (uint64_t)x;
 
+			if (size == 4 && mask == (NL == 32 ? ~0u : (1u << NL) - 1) && yy >= 0 &&
+			    yy < desc[3] && x >= 0 && x + (int64_t)NL * 4 <= desc[2] &&
+			    (row & (WEFT_MMU_PAGE_SIZE - 1)) + NL * 4 <= WEFT_MMU_PAGE_SIZE) {
+				/* A whole 32-bit row inside the image and one page. */
+				struct weft_fault f;
+				uint8_t *p = weft_mmu_translate(&w->slot->mmu, row, store ?
+								WEFT_ACC_WRITE : WEFT_ACC_READ, &f);
+
+				if (!p) {
+					set_error(w->job, WEFT_QERR_MMU_FAULT, f.va, &f);
+					return -1;
+				}
+				if (store)
+					copy_lanes(p, R[in->d + i], NL);
+				else
+					copy_lanes(R[in->d + i], p, NL);
+				continue;
+			}
 			for (unsigned l = 0; l < NL; l++) {
 				int64_t xx = x + (int64_t)l * size;
 				bool in_img = yy >= 0 && yy < desc[3] && xx >= 0 && xx + size <= desc[2];
