@@ -10,7 +10,7 @@
  *   sg-scan     ld.block8 + iscan.add.u32 + st.block8     local-memory scan per W items
  *   wg-escan    escan.add.u32, SLM totals, bar            local-memory scan per 256 items
  *   transpose   WxW tile: ld.img8, shfl.xor butterfly     16x16 local-memory tile
- *   block-copy  ld.block8 / st.block8, 4 per iteration    plain copy
+ *   block-copy  ld.block8 / st.block8, 16K per sub-group   plain copy
  *
  * W is the model's sub-group width (--simd, 32 by default: the device's
  * widest, where an instruction does the most work).  Reductions run in
@@ -51,6 +51,8 @@
 #define RING_BYTES	4096u
 #define WG		256
 #define CHUNK		1024	/* elements per sub-group (model) / work-group (PoCL) per pass */
+/* Elements per sub-group of the copy: enough that its start is a small part of it. */
+#define COPY_CHUNK	(16 * CHUNK)
 
 static double now(void)
 {
@@ -474,53 +476,70 @@ static const char k_wgescan[] =
 	"\tend\n";
 
 /*
- * Transpose of a square n x n u32 matrix, one W x W tile per sub-group of
- * width W (work-group (W, 1): group_id = tile): the tile's W rows come in
- * with W / 8 image block reads of 8 rows each (ld.img8: the matrix is an
- * image, args[3] and args[4] its source and destination descriptors), a
- * log2(W)-stage shfl.xor butterfly swaps the bits of (register, lane), and
+ * Transpose of a square n x n u32 matrix in W x W tiles, TILES_PER_SG tiles
+ * along x per sub-group of width W (work-group (W, 1)): each tile's W rows
+ * come in with W / 8 image block reads of 8 rows each (ld.img8: the matrix
+ * is an image, args[3] and args[4] its source and destination descriptors),
+ * a log2(W)-stage shfl.xor butterfly swaps the bits of (register, lane), and
  * W / 8 image block writes store it.
  */
+#define TILES_PER_SG	4
+
 static char *k_transpose(unsigned w)
 {
 	size_t cap = 65536, len = 0;
 	char *s = malloc(cap);
+	unsigned k = 0;
 
 #define ADD(...) (len += snprintf(s + len, cap - len, __VA_ARGS__))
 	ADD("\ts2r.u64 r0, sr.args\n"
 	    "\tld.global.u64 r2, [r0+24]\n"
 	    "\tld.global.u64 r4, [r0+32]\n"
 	    "\ts2r.u32 r7, sr.group_id.x\n"
-	    "\ts2r.u32 r8, sr.group_id.y\n"
+	    "\tshl.u32 r7, r7, %u\n"		/* the first tile's tx */
+	    "\ts2r.u32 r8, sr.group_id.y\n"	/* ty */
 	    "\ts2r.u32 r9, sr.lane_id\n"
-	    /* source block at byte x = tx * W * 4, row y = ty * W */
+	    /* source block at byte x = tx * W * 4 (r10), row y = ty * W (r16) */
 	    "\tshl.u32 r10, r7, %u\n"
-	    "\tshl.u32 r11, r8, %u\n"
-	    /* destination block at byte x = ty * W * 4, row y = tx * W */
+	    "\tshl.u32 r16, r8, %u\n"
+	    /* destination block at byte x = ty * W * 4 (r12), row y = tx * W (r17) */
 	    "\tshl.u32 r12, r8, %u\n"
-	    "\tshl.u32 r13, r7, %u\n",
-	    log2u(4 * w), log2u(w), log2u(4 * w), log2u(w));
+	    "\tshl.u32 r17, r7, %u\n",
+	    log2u(TILES_PER_SG), log2u(4 * w), log2u(w), log2u(4 * w), log2u(w));
+	/* r20 + k: lane bit m set, for the stage of m = W / 2 >> k */
+	for (unsigned m = w / 2; m; m /= 2, k++)
+		ADD("\tand.u32 r%u, r9, %u\n\tset.ne.u32 r%u, r%u, 0\n", 20 + k, m, 20 + k, 20 + k);
+	ADD("\tmov.u32 r15, 0\n"
+	    "\tloop done\n"
+	    "\tset.ge.u32 r19, r15, %u\n"
+	    "\tbreak r19\n"
+	    "\tmov.u32 r11, r16\n", TILES_PER_SG);
 	for (unsigned i = 0; i < w; i += 8)
 		ADD("%s\tld.img8.u32 r%u, [r2], r10\n", i ? "\tadd.u32 r11, r11, 8\n" : "", 100 + i);
-	for (unsigned m = w / 2; m; m /= 2) {
+	k = 0;
+	for (unsigned m = w / 2; m; m /= 2, k++) {
 		/*
 		 * Registers a = r(i), b = r(i | m); c: lane bit m set.  Each lane
 		 * sends the one its partner needs (c ? a : b), then keeps
 		 * a' = c ? received : a and b' = c ? b : received.
 		 */
-		ADD("\tand.u32 r20, r9, %u\n\tset.ne.u32 r20, r20, 0\n", m);
 		for (unsigned i = 0; i < w; i++) {
 			if (i & m)
 				continue;
-			ADD("\tsel.u32 r30, r%u, r%u, r20\n", 100 + i, 100 + (i | m));
+			ADD("\tsel.u32 r30, r%u, r%u, r%u\n", 100 + i, 100 + (i | m), 20 + k);
 			ADD("\tshfl.xor.u32 r31, r30, %u\n", m);
-			ADD("\tsel.u32 r%u, r31, r%u, r20\n", 100 + i, 100 + i);
-			ADD("\tsel.u32 r%u, r%u, r31, r20\n", 100 + (i | m), 100 + (i | m));
+			ADD("\tsel.u32 r%u, r31, r%u, r%u\n", 100 + i, 100 + i, 20 + k);
+			ADD("\tsel.u32 r%u, r%u, r31, r%u\n", 100 + (i | m), 100 + (i | m), 20 + k);
 		}
 	}
+	ADD("\tmov.u32 r13, r17\n");
 	for (unsigned j = 0; j < w; j += 8)
 		ADD("%s\tst.img8.u32 [r4], r12, r%u\n", j ? "\tadd.u32 r13, r13, 8\n" : "", 100 + j);
-	ADD("\tend\n");
+	ADD("\tadd.u32 r10, r10, %u\n"
+	    "\tadd.u32 r17, r17, %u\n"
+	    "\tadd.u32 r15, r15, 1\n"
+	    "done:\tendloop\n"
+	    "\tend\n", 4 * w, w);
 #undef ADD
 	return s;
 }
@@ -932,8 +951,8 @@ int main(int argc, char **argv)
 	if (opt.quick && !opt.elems)
 		opt.reps = 1;
 	n = opt.elems ? opt.elems : opt.quick ? (1u << 16) : (1u << 26);
-	if (n < CHUNK * 16 || (n & (n - 1))) {
-		fprintf(stderr, "builtins: --elems must be a power of two >= %u\n", CHUNK * 16);
+	if (n < COPY_CHUNK || (n & (n - 1))) {
+		fprintf(stderr, "builtins: --elems must be a power of two >= %u\n", COPY_CHUNK);
 		return 2;
 	}
 	/* The transpose: the largest square power-of-two matrix of at most n elements. */
@@ -1129,8 +1148,8 @@ int main(int argc, char **argv)
 		for (uint64_t y = 0; y < tn; y++)
 			for (uint64_t x = 0; x < tn; x++)
 				want[x * tn + y] = ref_in[y * tn + x];
-		struct launch l = { code[3], args_va, { (uint32_t)tn, (uint32_t)(tn / W), 1 },
-				    { W, 1, 1 }, 0, W };
+		struct launch l = { code[3], args_va, { (uint32_t)(tn / TILES_PER_SG),
+				    (uint32_t)(tn / W), 1 }, { W, 1, 1 }, 0, W };
 
 		mimages(args, args_va, in_va, out_va, tn);
 		struct model_run m = { g, args, in_va, out_va, 0, &l, out };
@@ -1147,10 +1166,10 @@ int main(int argc, char **argv)
 
 		*r = (struct result){ .name = "block-copy", .model_kernel = "ld.block8 / st.block8 (sub-group block I/O)",
 				      .pocl_kernel = "plain copy", .elems = n };
-		struct launch l = { code[4], args_va, { (uint32_t)(n / CHUNK * W), 1, 1 },
+		struct launch l = { code[4], args_va, { (uint32_t)(n / COPY_CHUNK * W), 1, 1 },
 				    { WG, 1, 1 }, 0, W };
 
-		struct model_run m = { g, args, in_va, out_va, CHUNK / (8 * W), &l, out };
+		struct model_run m = { g, args, in_va, out_va, COPY_CHUNK / (8 * W), &l, out };
 		size_t gs = n, ls = WG;
 		POCL_KERNEL_RUN(pk, P.copy, 0, 0, 1, &gs, &ls);
 
