@@ -462,7 +462,7 @@ INSTRS += [
           'd = IEEE minNum(a, b): a NaN operand gives the other; -0 < +0', 'weft_fmin_T(a, b)'),
     Instr('fmax', 0x067, 'alu', [D, FA, BI], FLOAT,
           'd = IEEE maxNum(a, b); -0 < +0', 'weft_fmax_T(a, b)'),
-    Instr('fneg', 0x068, 'alu', [D, FA], FLOAT, 'd = -a (flips the sign bit, NaN too)', '-a'),
+    Instr('fneg', 0x068, 'alu', [D, FA], FLOAT, 'd = -a (flips the sign bit, NaN too)', 'weft_fneg_T(a)'),
     Instr('fabs', 0x069, 'alu', [D, FA], FLOAT, 'd = |a| (clears the sign bit)', 'weft_fabs_T(a)'),
     Instr('ffloor', 0x06a, 'alu', [D, FA], FLOAT, 'd = a rounded toward -inf', 'weft_floor_T(a)'),
     Instr('fceil', 0x06b, 'alu', [D, FA], FLOAT, 'd = a rounded toward +inf', 'weft_ceil_T(a)'),

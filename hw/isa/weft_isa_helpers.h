@@ -159,7 +159,6 @@ WEFT_HELPERS_FLOAT(f64, double)
 #define WEFT_HELPERS_FLOAT_NARROW(T, F) \
 static inline F weft_fma_##T(F a, F b, F c) { return (F)fma((double)a, (double)b, (double)c); } \
 static inline F weft_sqrt_##T(F a) { return (F)sqrt((double)a); } \
-static inline F weft_fabs_##T(F a) { return (F)fabs((double)a); } \
 static inline F weft_floor_##T(F a) { return (F)floor((double)a); } \
 static inline F weft_ceil_##T(F a) { return (F)ceil((double)a); } \
 static inline F weft_trunc_##T(F a) { return (F)trunc((double)a); } \
@@ -173,6 +172,20 @@ static inline F weft_cos_##T(F a) { return (F)cos((double)a); }
 WEFT_HELPERS_FLOAT_NARROW(f16, _Float16)
 WEFT_HELPERS_FLOAT_NARROW(f32, float)
 
+/*
+ * fneg and fabs change the sign bit only: a signalling NaN stays signalling
+ * whatever code the compiler makes of them (_Float16 arithmetic goes
+ * through float, which quiets it).
+ */
+static inline _Float16 weft_fneg_f16(_Float16 a) { return weft_f16_from_bits(weft_bits_f16(a) ^ 0x8000); }
+static inline float weft_fneg_f32(float a) { return weft_f32_from_bits(weft_bits_f32(a) ^ 0x80000000u); }
+static inline double weft_fneg_f64(double a)
+{ return weft_f64_from_bits(weft_bits_f64(a) ^ 0x8000000000000000ull); }
+static inline _Float16 weft_fabs_f16(_Float16 a) { return weft_f16_from_bits(weft_bits_f16(a) & 0x7fff); }
+static inline float weft_fabs_f32(float a) { return weft_f32_from_bits(weft_bits_f32(a) & 0x7fffffffu); }
+static inline double weft_fabs_f64(double a)
+{ return weft_f64_from_bits(weft_bits_f64(a) & 0x7fffffffffffffffull); }
+
 /* copysign moves the sign bit only: a signalling NaN stays signalling (no trip through f64). */
 static inline _Float16 weft_copysign_f16(_Float16 a, _Float16 b)
 { return weft_f16_from_bits((weft_bits_f16(a) & 0x7fff) | (weft_bits_f16(b) & 0x8000)); }
@@ -181,7 +194,6 @@ static inline float weft_copysign_f32(float a, float b)
 
 static inline double weft_fma_f64(double a, double b, double c) { return fma(a, b, c); }
 static inline double weft_sqrt_f64(double a) { return sqrt(a); }
-static inline double weft_fabs_f64(double a) { return fabs(a); }
 static inline double weft_floor_f64(double a) { return floor(a); }
 static inline double weft_ceil_f64(double a) { return ceil(a); }
 static inline double weft_trunc_f64(double a) { return trunc(a); }
