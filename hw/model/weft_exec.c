@@ -754,15 +754,9 @@ HOT void exec_xlane(const struct weft_inst *in, uint32_t (*R)[WEFT_MAX_LANES], c
 	switch (op) {
 	case WEFT_OP_SHFL_IDX: case WEFT_OP_SHFL_XOR: case WEFT_OP_SHFL_UP: case WEFT_OP_SHFL_DOWN:
 	case WEFT_OP_BCAST:
+		shuffle_sources(in, R, first, idx, NL);
 		for (unsigned l = 0; l < NL; l++)
-			idx[l] = in->has_imm ? in->imm : R[in->b][l];
-		for (unsigned l = 0; l < NL; l++) {
-			uint32_t b = op == WEFT_OP_BCAST ? idx[first] : idx[l], j;
-
-			j = op == WEFT_OP_SHFL_XOR ? l ^ b : op == WEFT_OP_SHFL_UP ? l - b :
-			    op == WEFT_OP_SHFL_DOWN ? l + b : b;
-			out[l] = va[j & (NL - 1)];
-		}
+			out[l] = va[idx[l]];
 		break;
 	case WEFT_OP_SHFL_UP2: case WEFT_OP_SHFL_DOWN2:
 		for (unsigned l = 0; l < NL; l++)
