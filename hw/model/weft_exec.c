@@ -12,6 +12,11 @@
 #include <string.h>
 #include <time.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#define HAVE_STREAMING_STORES 1
+#endif
+
 #include "weft_isa.h"
 #include "weft_isa_alu.h"
 #include "weft_model_priv.h"
@@ -75,6 +80,7 @@ struct weft_worker {
 	struct worker_slot slots[WEFT_MODEL_NUM_QUEUES];
 	uint64_t regs_job;		/* the job whose data the registers may hold */
 	uint64_t pending;		/* executed instructions not yet accounted */
+	bool streamed;			/* streaming stores not yet fenced (store_row()) */
 	uint32_t (*R)[WEFT_MAX_LANES];	/* the running sub-group's registers */
 	uint32_t M[WEFT_MAX_LANES];
 	/* Per-slot register files: a work-group's sub-groups that wait at a
@@ -320,6 +326,44 @@ static inline void copy_lanes(void *dst, const void *src, unsigned NL)
 {
 	for (unsigned i = 0; i < NL; i += 8)
 		((lanes8 *)dst)[i / 8] = ((const lanes8 *)src)[i / 8];
+}
+
+/*
+ * A row of a sub-group block or image write: written once and whole, it
+ * goes out with streaming (non-temporal) stores when it fills whole 64-byte
+ * lines, so the lines are not read into the cache first (a transpose's rows
+ * each land on a line no other access touches).  Streaming stores are
+ * weakly ordered: fence_streams() orders them before an atomic, a fence
+ * instruction and the end of the worker's work-groups, where other threads
+ * may look.  The worker's own later loads see them (x86 keeps a core's loads
+ * ordered after its stores to the same address).
+ */
+static inline void store_row(struct weft_worker *w, uint8_t *p, const uint32_t *row, unsigned NL)
+{
+#ifdef HAVE_STREAMING_STORES
+	if (!((uintptr_t)p & 63) && !((NL * 4) & 63)) {
+		for (unsigned i = 0; i < NL; i += 4)
+			_mm_stream_si128((__m128i *)(p + 4 * i),
+					 _mm_loadu_si128((const __m128i *)(row + i)));
+		w->streamed = true;
+		return;
+	}
+#else
+	(void)w;
+#endif
+	copy_lanes(p, row, NL);
+}
+
+static inline void fence_streams(struct weft_worker *w)
+{
+#ifdef HAVE_STREAMING_STORES
+	if (w->streamed) {
+		_mm_sfence();
+		w->streamed = false;
+	}
+#else
+	(void)w;
+#endif
 }
 
 static inline uint64_t load_le(const uint8_t *p, unsigned size)
@@ -962,7 +1006,7 @@ HOT int exec_ldst(struct weft_worker *w, struct sg_state *s, const struct weft_i
 				switch (size) {
 				case 4:
 					if (store)
-						copy_lanes(p, lo, NL);
+						store_row(w, p, lo, NL);
 					else
 						copy_lanes(lo, p, NL);
 					break;
@@ -1054,7 +1098,7 @@ HOT int exec_ldst(struct weft_worker *w, struct sg_state *s, const struct weft_i
 					return -1;
 				}
 				if (store)
-					copy_lanes(p, R[in->d + i], NL);
+					store_row(w, p, R[in->d + i], NL);
 				else
 					copy_lanes(R[in->d + i], p, NL);
 				continue;
@@ -1159,6 +1203,7 @@ static int exec_atom(struct weft_worker *w, const struct weft_inst *in,
 	uint64_t old[WEFT_MAX_LANES];
 	struct weft_fault f;
 
+	fence_streams(w);
 	for (unsigned l = 0; l < NL; l++) {
 		uint64_t a, b = 0, c = 0;
 		uint8_t *p;
@@ -1431,6 +1476,7 @@ HOT int exec_sg(struct weft_worker *w, struct sg_ctx *c, struct sg_state *s, con
 			exec_cvtf(in, R, s->mask, NL);
 			break;
 		case WEFT_CLASS_FENCE:
+			fence_streams(w);
 			if (in->op == WEFT_OP_FENCE_DEV)
 				__atomic_thread_fence(__ATOMIC_SEQ_CST);
 			break;
@@ -1732,6 +1778,7 @@ static void run_some(struct weft_worker *w, struct weft_job *j)
 		if (g >= j->total || run_group(w, g))
 			break;
 	}
+	fence_streams(w);
 	account(j, w->pending);
 	w->pending = 0;
 }

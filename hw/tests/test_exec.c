@@ -1040,6 +1040,60 @@ next:;
 	}
 }
 
+/*
+ * Whole-line block writes (which the model streams past the cache) are seen
+ * by the writing sub-group's next read and, after a barrier, by the other
+ * sub-group of its work-group.
+ */
+static void t_block_write_read_back(void)
+{
+	for (unsigned si = 0; si < 3; si++) {
+		unsigned simd = simds[si], bytes = simd * 8 * 4, groups = 4;
+		uint32_t *src32 = (uint32_t *)in, *dst32 = (uint32_t *)aux;
+		size_t words = (size_t)bytes / 4, third = 8192 / 3 / 64 * 64;
+		char src[2048];
+
+		/* sub-group k of group g: block (2g + k); its partner's block is (2g + (k ^ 1)) */
+		snprintf(src, sizeof(src),
+			 "\ts2r.u64 r0, sr.args\n"
+			 "\tld.global.u64 r2, [r0+0]\n"
+			 "\tld.global.u64 r4, [r0+24]\n"
+			 "\ts2r.u64 r6, sr.group_id.x\n"
+			 "\tshl.u64 r6, r6, 1\n"
+			 "\ts2r.u64 r8, sr.subgroup_id\n"
+			 "\tadd.u64 r12, r6, r8\n"
+			 "\txor.u64 r14, r8, 1\n"
+			 "\tadd.u64 r14, r6, r14\n"
+			 "\tmul.u64 r12, r12, %u\n"
+			 "\tmul.u64 r14, r14, %u\n"
+			 "\tadd.u64 r8, r2, r12\n"
+			 "\tadd.u64 r10, r4, r12\n"
+			 "\tadd.u64 r14, r4, r14\n"
+			 "\tld.block8.u32 r100, [r8+0]\n"
+			 "\tst.block8.u32 [r10+0], r100\n"
+			 "\tld.block8.u32 r120, [r10+0]\n"
+			 "\tst.block8.u32 [r10+%zu], r120\n"
+			 "\tbar\n"
+			 "\tld.block8.u32 r140, [r14+0]\n"
+			 "\tst.block8.u32 [r10+%zu], r140\n"
+			 "\tend\n", bytes, bytes, third * 4, 2 * third * 4);
+		for (unsigned i = 0; i < NMAX; i++)
+			in[i] = rnd64();
+		memset(aux, 0xee, NMAX * 8);
+		CHECK_EQ(run(src, simd, groups * 2 * simd, 2 * simd, 0, 0), 0);
+		for (unsigned b = 0; b < groups * 2; b++) {
+			size_t own = b * words, partner = (b ^ 1) * words;
+
+			CHECK(!memcmp(dst32 + own, src32 + own, bytes),
+			      "simd %u block %u: the block write", simd, b);
+			CHECK(!memcmp(dst32 + third + own, src32 + own, bytes),
+			      "simd %u block %u: its own read-back", simd, b);
+			CHECK(!memcmp(dst32 + 2 * third + own, src32 + partner, bytes),
+			      "simd %u block %u: the partner's block after the barrier", simd, b);
+		}
+	}
+}
+
 static void t_image(void)
 {
 	/* Image of 40 x 6 bytes, pitch 64, at aux; descriptor at in2.
@@ -2489,6 +2543,8 @@ int main(void)
 	h_run("atomics: local histogram with inc and max", t_atomics_local);
 	h_run("atomics: global and local fadd/fmin/fmax on f32/f64", t_atomics_float);
 	h_run("block: ld/st.block{,2,4,8} u8/u16/u32/u64, partial sub-groups", t_block);
+	h_run("block: whole-line writes read back by the writer and, after bar, its partner",
+	      t_block_write_read_back);
 	h_run("image: ld/st.img{,2,4,8} u8/u16/u32 with out-of-bounds blocks", t_image);
 	h_run("scratch: private arrays across a barrier; out of range is BAD_ACCESS", t_scratch);
 	h_run("float: every f16/f32/f64 ALU op and compare on edge values, immediates, inactive lanes",
