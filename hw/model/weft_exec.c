@@ -1081,13 +1081,30 @@ HOT int exec_ldst(struct weft_worker *w, struct sg_state *s, const struct weft_i
 		if (gmem(w, read_lane(R, in->a, 64, first), desc, sizeof(desc), false))
 			return -1;
 		ibase = desc[0] | (uint64_t)desc[1] << 32;
+#define WHOLE_ROW(yy, row) \
+	(size == 4 && mask == (NL == 32 ? ~0u : (1u << NL) - 1) && (yy) >= 0 && \
+	 (yy) < desc[3] && x >= 0 && x + (int64_t)NL * 4 <= desc[2] && \
+	 ((row) & (WEFT_MMU_PAGE_SIZE - 1)) + NL * 4 <= WEFT_MMU_PAGE_SIZE)
+		/* A read: every row's lines are on their way before the first is copied. */
+		for (unsigned i = 0; !store && i < vec; i++) {
+			int64_t yy = y + i;
+			uint64_t row = ibase + (uint64_t)yy * desc[4] + (uint64_t)x;
+			struct weft_fault f;
+			uint8_t *p;
+
+			if (!WHOLE_ROW(yy, row))
+				continue;
+			p = weft_mmu_translate(&w->slot->mmu, row, WEFT_ACC_READ, &f);
+			if (!p)
+				break;	/* the copy below reports it, in row order */
+			for (unsigned o = 0; o < NL * 4; o += 64)
+				__builtin_prefetch(p + o);
+		}
 		for (unsigned i = 0; i < vec; i++) {
 			int64_t yy = y + i;
 			uint64_t row = ibase + (uint64_t)yy * desc[4] + (uint64_t)x;
 
-			if (size == 4 && mask == (NL == 32 ? ~0u : (1u << NL) - 1) && yy >= 0 &&
-			    yy < desc[3] && x >= 0 && x + (int64_t)NL * 4 <= desc[2] &&
-			    (row & (WEFT_MMU_PAGE_SIZE - 1)) + NL * 4 <= WEFT_MMU_PAGE_SIZE) {
+			if (WHOLE_ROW(yy, row)) {
 				/* A whole 32-bit row inside the image and one page. */
 				struct weft_fault f;
 				uint8_t *p = weft_mmu_translate(&w->slot->mmu, row, store ?
@@ -1124,6 +1141,7 @@ HOT int exec_ldst(struct weft_worker *w, struct sg_state *s, const struct weft_i
 					write_lane(R, in->d + i * er, bits, l, load_le(tmp, size));
 			}
 		}
+#undef WHOLE_ROW
 		return 0;
 	}
 	default:
