@@ -377,17 +377,24 @@ static const char k_reduce[] = PROLOGUE
 	"skip:\tendif\n"
 	"\tend\n";
 
-/* Inclusive sub-group scans of r6 blocks of 8 x W u32: each register of a block8 is one sub-group's worth. */
-static const char k_sgscan[] = PROLOGUE
-	"\tmul.u32 r10, r8, r6\n"
-	"\tcvt.u64.u32 r12, r10\n"
-	"\tshl.u64 r12, r12, $BLOCKSHIFT\n"
-	"\tadd.u64 r18, r4, r12\n"
-	"\tadd.u64 r12, r2, r12\n"
-	"\tmov.u32 r15, 0\n"
-	"\tloop done\n"
-	"\tset.ge.u32 r16, r15, r6\n"
+/*
+ * The loop over a sub-group's r6 blocks of 8 x W u32 from in to out:
+ * r12 = its block of in, r18 = its block of out, r15 = blocks done; the
+ * body follows, "done:\tendloop" closes it.
+ */
+#define BLOCK_LOOP \
+	"\tmul.u32 r10, r8, r6\n" \
+	"\tcvt.u64.u32 r12, r10\n" \
+	"\tshl.u64 r12, r12, $BLOCKSHIFT\n" \
+	"\tadd.u64 r18, r4, r12\n" \
+	"\tadd.u64 r12, r2, r12\n" \
+	"\tmov.u32 r15, 0\n" \
+	"\tloop done\n" \
+	"\tset.ge.u32 r16, r15, r6\n" \
 	"\tbreak r16\n"
+
+/* Inclusive sub-group scans of r6 blocks of 8 x W u32: each register of a block8 is one sub-group's worth. */
+static const char k_sgscan[] = PROLOGUE BLOCK_LOOP
 	"\tld.block8.u32 r100, [r12+0]\n"
 	"\tiscan.add.u32 r110, r100\n"
 	"\tiscan.add.u32 r111, r101\n"
@@ -408,16 +415,7 @@ static const char k_sgscan[] = PROLOGUE
  * Copy of r6 blocks of 8 x W u32 per sub-group (r6 a multiple of 4):
  * sub-group block reads and writes, four blocks per loop iteration.
  */
-static const char k_copy[] = PROLOGUE
-	"\tmul.u32 r10, r8, r6\n"
-	"\tcvt.u64.u32 r12, r10\n"
-	"\tshl.u64 r12, r12, $BLOCKSHIFT\n"
-	"\tadd.u64 r18, r4, r12\n"
-	"\tadd.u64 r12, r2, r12\n"
-	"\tmov.u32 r15, 0\n"
-	"\tloop done\n"
-	"\tset.ge.u32 r16, r15, r6\n"
-	"\tbreak r16\n"
+static const char k_copy[] = PROLOGUE BLOCK_LOOP
 	"\tld.block8.u32 r100, [r12+0]\n"
 	"\tld.block8.u32 r108, [r12+$BLOCK]\n"
 	"\tld.block8.u32 r116, [r12+$BLOCK2]\n"
