@@ -877,7 +877,7 @@ static void bench_kernel(const struct model_run *m, const struct pocl_kernel_run
 #define POCL_IF(pk)	(opt.pocl ? (pk) : NULL)
 #else
 #define POCL_KERNEL_RUN(name, kernel, narg3, arg3, dims, gs, ls) \
-	struct pocl_kernel_run *name = NULL
+	struct pocl_kernel_run *name = ((void)(gs), (void)(ls), NULL)
 #define POCL_IF(pk)	((void)(pk), (const struct pocl_kernel_run *)NULL)
 #endif
 
@@ -1114,7 +1114,6 @@ int main(int argc, char **argv)
 		size_t gs = n, ls = WG;
 		POCL_KERNEL_RUN(pk, P.segscan, 0, 0, 1, &gs, &ls);
 
-		(void)gs, (void)ls;
 		bench_kernel(&m, POCL_IF(&pk), want, n, r);
 	}
 
@@ -1132,7 +1131,6 @@ int main(int argc, char **argv)
 		size_t gs = n, ls = WG;
 		POCL_KERNEL_RUN(pk, P.wgescan, 0, 0, 1, &gs, &ls);
 
-		(void)gs, (void)ls;
 		bench_kernel(&m, POCL_IF(&pk), want, n, r);
 	}
 
@@ -1154,7 +1152,6 @@ int main(int argc, char **argv)
 		size_t gs[2] = { tn, tn }, ls[2] = { opt.pocl_tile, opt.pocl_tile };
 		POCL_KERNEL_RUN(pk, P.transpose, 1, (uint32_t)tn, 2, gs, ls);
 
-		(void)gs, (void)ls;
 		bench_kernel(&m, POCL_IF(&pk), want, tt, r);
 	}
 
@@ -1171,7 +1168,6 @@ int main(int argc, char **argv)
 		size_t gs = n, ls = WG;
 		POCL_KERNEL_RUN(pk, P.copy, 0, 0, 1, &gs, &ls);
 
-		(void)gs, (void)ls;
 		bench_kernel(&m, POCL_IF(&pk), ref_in, n, r);
 	}
 
