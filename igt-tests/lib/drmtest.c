@@ -8,18 +8,42 @@
  */
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <xf86drm.h>
 
 #include "drmtest.h"
 
+/*
+ * @modprobe: load the module when no device is found, as IGT does; not
+ * weft.ko, which the tests load from the tree they test.
+ */
 static const struct {
 	int chipset;
 	const char *name;
+	bool modprobe;
 } modules[] = {
-	{ DRIVER_WEFT, "weft" },
+	{ DRIVER_WEFT, "weft", false },
+	{ DRIVER_VGEM, "vgem", true },
 };
+
+static bool load_modules(int chipset)
+{
+	char cmd[64];
+	bool loaded = false;
+
+	if (geteuid())
+		return false;
+	for (unsigned int i = 0; i < ARRAY_SIZE(modules); i++) {
+		if (!(chipset & modules[i].chipset) || !modules[i].modprobe)
+			continue;
+		snprintf(cmd, sizeof(cmd), "modprobe %s 2>/dev/null",
+			 modules[i].name);
+		loaded |= system(cmd) == 0;
+	}
+	return loaded;
+}
 
 static bool driver_matches(int fd, int chipset)
 {
@@ -59,17 +83,28 @@ static int open_node(const char *fmt, int first, int chipset)
 
 int __drm_open_driver(int chipset)
 {
-	return open_node("/dev/dri/card%d", 0, chipset);
+	int fd = open_node("/dev/dri/card%d", 0, chipset);
+
+	if (fd < 0 && load_modules(chipset))
+		fd = open_node("/dev/dri/card%d", 0, chipset);
+	return fd;
 }
 
 int __drm_open_driver_render(int chipset)
 {
-	return open_node("/dev/dri/renderD%d", 128, chipset);
+	int fd = open_node("/dev/dri/renderD%d", 128, chipset);
+
+	if (fd < 0 && load_modules(chipset))
+		fd = open_node("/dev/dri/renderD%d", 128, chipset);
+	return fd;
 }
 
 static const char *chipset_name(int chipset)
 {
-	return chipset == DRIVER_WEFT ? "weft" : "any";
+	for (unsigned int i = 0; i < ARRAY_SIZE(modules); i++)
+		if (chipset == modules[i].chipset)
+			return modules[i].name;
+	return "any";
 }
 
 int drm_open_driver(int chipset)

@@ -14,6 +14,7 @@
 
 #include "igt_core.h"
 
+#define DRIVER_VGEM	(1 << 6)
 #define DRIVER_WEFT	(1 << 20)
 #define DRIVER_ANY	(~0)
 

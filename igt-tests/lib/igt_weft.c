@@ -507,6 +507,48 @@ int weft_drm_version(int fd, int *major, int *minor)
 }
 
 /**
+ * weft_devcoredumps: - counts the Weft devcoredumps (printing each) that
+ * contain @expect, all of them if it is NULL; -1 without devcoredump
+ * support. With @remove, frees every Weft devcoredump (writing to its data
+ * does).
+ */
+int weft_devcoredumps(const char *expect, bool remove)
+{
+	DIR *dir = opendir("/sys/class/devcoredump");
+	struct dirent *de;
+	int count = 0;
+
+	if (!dir)
+		return -1;
+	while ((de = readdir(dir))) {
+		char path[512], *text;
+		bool weft;
+		int dfd;
+
+		if (strncmp(de->d_name, "devcd", 5))
+			continue;
+		snprintf(path, sizeof(path), "/sys/class/devcoredump/%s/data",
+			 de->d_name);
+		text = weft_read_file(path);
+		weft = text && !strncmp(text, "weft devcoredump", 16);
+		if (weft) {
+			igt_info("%s", text);
+			count += !expect || strstr(text, expect);
+		}
+		free(text);
+		if (!weft || !remove)
+			continue;
+		dfd = open(path, O_WRONLY);
+		if (dfd >= 0) {
+			igt_assert_eq(write(dfd, "1", 1), 1);
+			close(dfd);
+		}
+	}
+	closedir(dir);
+	return count;
+}
+
+/**
  * weft_read_file: - a whole (small) file as a malloc()ed string, or NULL.
  */
 char *weft_read_file(const char *path)

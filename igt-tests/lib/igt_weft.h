@@ -10,6 +10,7 @@
 #define IGT_WEFT_H
 
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "weft_drm.h"
@@ -140,6 +141,7 @@ uint32_t weft_submit_nowait(int fd, uint32_t queue_id, uint64_t batch_va,
 			    uint32_t batch_size);
 int weft_drm_version(int fd, int *major, int *minor);
 char *weft_read_file(const char *path);
+int weft_devcoredumps(const char *expect, bool remove);
 void weft_mount_if_needed(const char *dir, const char *type,
 			  const char *probe);
 char *weft_debugfs_read(const char *name);

@@ -81,44 +81,6 @@ static void spin_fini(int fd, struct spin *s)
 	weft_vm_destroy(fd, s->vm);
 }
 
-/*
- * Counts the Weft devcoredumps; with @expect, each must contain it. With
- * @remove, frees them (writing to data does).
- */
-static int devcoredump_count(const char *expect, bool remove)
-{
-	DIR *dir = opendir("/sys/class/devcoredump");
-	struct dirent *de;
-	int count = 0;
-
-	if (!dir)
-		return -1;
-	while ((de = readdir(dir))) {
-		char path[512], *text;
-		int dfd;
-
-		if (strncmp(de->d_name, "devcd", 5))
-			continue;
-		snprintf(path, sizeof(path), "/sys/class/devcoredump/%s/data",
-			 de->d_name);
-		text = weft_read_file(path);
-		if (text && !strncmp(text, "weft devcoredump", 16)) {
-			igt_info("%s", text);
-			igt_assert_f(!expect || strstr(text, expect),
-				     "no '%s' in the devcoredump\n", expect);
-			count++;
-		}
-		free(text);
-		dfd = open(path, O_WRONLY);
-		if (remove && dfd >= 0)
-			igt_assert_eq(write(dfd, "1", 1), 1);
-		if (dfd >= 0)
-			close(dfd);
-	}
-	closedir(dir);
-	return count;
-}
-
 igt_main
 {
 	int fd = -1;
@@ -258,18 +220,19 @@ igt_main
 		uint32_t so;
 		int count = -1;
 
-		igt_require(devcoredump_count(NULL, true) >= 0);
+		igt_require(weft_devcoredumps(NULL, true) >= 0);
 		spin_init(fd, &s, DRM_WEFT_QUEUE_PRIORITY_NORMAL);
 		so = weft_submit_nowait(fd, s.queue, s.spin_va, s.spin_size);
 		igt_assert_eq(weft_wait_hang(fd, so, weft_now_s()), -ETIMEDOUT);
 		for (int i = 0; i < 50 && count <= 0; i++) {
 			usleep(20000);
-			count = devcoredump_count(NULL, false);
+			count = weft_devcoredumps(NULL, false);
 		}
 		igt_assert_lt(0, count);
 		/* The culprit and its batch: a DISPATCH header first. */
-		devcoredump_count("culprit: ctx ", false);
-		devcoredump_count("batch[0]: 0x02000010", true);
+		igt_assert_eq(weft_devcoredumps("culprit: ctx ", false), count);
+		igt_assert_eq(weft_devcoredumps("batch[0]: 0x02000010", true),
+			      count);
 		drmSyncobjDestroy(fd, so);
 		spin_fini(fd, &s);
 	}

@@ -697,8 +697,10 @@ int weft_vm_bind_op(struct weft_vm *vm, struct drm_file *file,
  * @len: Bytes wanted; the copy stops at the end of @va's page or mapping.
  *
  * Neither allocates nor waits: the pages of a mapped buffer are pinned.
+ * A buffer imported from another driver is not read: its pages are its
+ * exporter's, reachable only through dma_buf_vmap(), which may sleep.
  *
- * Return: Bytes copied, 0 if @va is not mapped.
+ * Return: Bytes copied, 0 if @va is not mapped or maps an imported buffer.
  */
 size_t weft_vm_read(struct weft_vm *vm, u64 va, void *buf, size_t len)
 {
@@ -710,7 +712,7 @@ size_t weft_vm_read(struct weft_vm *vm, u64 va, void *buf, size_t len)
 	len = min_t(u64, len, PAGE_SIZE - offset_in_page(va));
 	mutex_lock(&vm->op_lock);
 	gva = drm_gpuva_find_first(&vm->base, va, 1);
-	if (!gva || !gva->gem.obj) {
+	if (!gva || !gva->gem.obj || drm_gem_is_imported(gva->gem.obj)) {
 		mutex_unlock(&vm->op_lock);
 		return 0;
 	}

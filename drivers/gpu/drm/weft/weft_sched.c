@@ -299,7 +299,8 @@ static void weft_capture_batch(struct weft_hwq *hwq, struct weft_job *job)
 		got += n;
 	}
 	if (got < want)
-		weft_capture_printf(hwq, "batch: unmapped at 0x%llx\n",
+		weft_capture_printf(hwq,
+				    "batch: unreadable (unmapped or imported) at 0x%llx\n",
 				    job->batch_va + got);
 	for (i = 0; i < got / 4; i++)
 		weft_capture_printf(hwq, "batch[%u]: 0x%08x\n", i, dw[i]);
