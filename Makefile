@@ -18,9 +18,15 @@ export CC
 WEFT_ASM := $(BUILD)/hw/weft-asm
 
 
-.PHONY: all hw module igt tools bench bench-build mesa cl check check-host check-vm demo clean
+# The kselftests build in a tree laid out as the kernel's (its lib.mk and
+# harness headers come from Debian's linux-source-6.12 tarball).
+LINUX_SOURCE ?= /usr/src/linux-source-6.12.tar.xz
+KSELFTEST_TREE := $(BUILD)/kselftest/linux
+KSELFTEST_WEFT := tools/testing/selftests/drivers/gpu/weft
 
-all: hw module igt tools bench-build mesa cl
+.PHONY: all hw module igt kselftest tools bench bench-build mesa cl check check-host check-vm demo clean
+
+all: hw module igt kselftest tools bench-build mesa cl
 
 hw:
 	$(MAKE) -C hw BUILD=$(BUILD)/hw
@@ -30,6 +36,10 @@ module:
 
 igt: hw
 	$(MAKE) -C igt-tests BUILD=$(BUILD)/igt WEFT_ASM=$(WEFT_ASM)
+
+kselftest:
+	sh scripts/kselftest-tree $(LINUX_SOURCE) $(KSELFTEST_TREE)
+	$(MAKE) -C $(KSELFTEST_TREE)/$(KSELFTEST_WEFT) OUTPUT=$(BUILD)/kselftest
 
 tools: hw
 	$(MAKE) -C tools BUILD=$(BUILD)/tools WEFT_ASM=$(WEFT_ASM) LIBWEFT=$(BUILD)/libweft
