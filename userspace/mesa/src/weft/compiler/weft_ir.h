@@ -42,30 +42,55 @@ struct weft_ir {
    void *mem_ctx;
 };
 
+/* The IR core (weft_ir.c): building and the helpers every pass shares. */
 struct weft_ir *weft_ir_create(void *mem_ctx);
 uint32_t weft_ir_vreg(struct weft_ir *ir, unsigned bits);
 /* A vreg that may be written several times (control flow merges). */
 uint32_t weft_ir_vreg_multi(struct weft_ir *ir, unsigned bits);
 bool weft_ir_op_has_target(unsigned op);
 struct weft_ir_instr *weft_ir_emit(struct weft_ir *ir, unsigned op, unsigned t, unsigned t2);
+/* Inserts a new instruction before (@after false) or after @at. */
+struct weft_ir_instr *weft_ir_emit_at(struct weft_ir *ir, struct weft_ir_instr *at, bool after,
+                                      unsigned op, unsigned t);
 void weft_ir_set(struct weft_ir_instr *I, enum weft_ir_field f, uint32_t vreg);
 void weft_ir_set_imm(struct weft_ir_instr *I, uint64_t imm);
 bool weft_ir_op_has_srci(unsigned op);
 bool weft_ir_has_side_effects(const struct weft_ir_instr *I);
+/* The struct weft_inst field (d, a, b, c) an operand's WEFT_FIELD_* names. */
+uint16_t *weft_ir_field_ptr(struct weft_inst *in, unsigned field);
+/* Straight-line live intervals, in instruction indices: @first and @last
+ * (num_vregs + 1 entries each) get the first and last instruction that
+ * names each vreg; ~0u in @first for a vreg nobody names. */
+void weft_ir_live_ranges(struct weft_ir *ir, unsigned *first, unsigned *last);
 
-/* Checks every instruction against the ISA table (and, once allocated,
- * the encoder); prints what is wrong and returns false. */
+/* Iterates over the register operands of @I: @od is the operand's
+ * description, @is_def whether it is the destination. Immediates, special
+ * registers and branch targets are skipped. */
+#define weft_ir_foreach_reg(I, od, is_def)                                     \
+   for (unsigned _i = 0; _i < weft_isa_ops[(I)->in.op].nopnd; _i++)            \
+      for (const struct weft_operand_desc *od = &weft_isa_ops[(I)->in.op].opnd[_i]; od; od = NULL) \
+         if (od->role != WEFT_ROLE_SREG && od->role != WEFT_ROLE_TARGET &&     \
+             !(od->role == WEFT_ROLE_SRCI && ((I)->in.has_imm || (I)->in.has_lit))) \
+            for (bool is_def = od->role == WEFT_ROLE_DST, _once = true; _once; _once = false, (void)is_def)
+
+/* weft_validate.c: checks every instruction against the ISA table (and,
+ * once allocated, the encoder); prints what is wrong and returns false. */
 bool weft_ir_validate(struct weft_ir *ir, const char *when);
+/* weft_print.c: virtual registers before allocation, the disassembler's
+ * syntax after. */
 void weft_ir_print(struct weft_ir *ir, FILE *fp);
 
-/* Passes. */
+/* weft_opt_dce.c: removes instructions whose result nobody reads. */
 bool weft_ir_opt_dce(struct weft_ir *ir);
+/* weft_ra.c: linear-scan register allocation; false when out of registers. */
 bool weft_ir_ra(struct weft_ir *ir);
-/* Spills the unspilled value with the longest live range to scratch (a
- * slot at ir->scratch_size): st.scratch after each definition, ld.scratch
- * into a fresh temporary before each read. False when nothing is left. */
+/* weft_spill.c: spills the unspilled value with the longest live range to
+ * scratch (a slot at ir->scratch_size): st.scratch after each definition,
+ * ld.scratch into a fresh temporary before each read. False when nothing
+ * is left. */
 bool weft_ir_spill(struct weft_ir *ir);
-/* Words of the program (ralloc'ed on @mem_ctx), END appended. */
+/* weft_pack.c: the program's words (ralloc'ed on @mem_ctx) with the branch
+ * offsets resolved; NULL when an instruction does not encode. */
 uint64_t *weft_ir_pack(struct weft_ir *ir, void *mem_ctx, unsigned *nwords);
 
 #endif
