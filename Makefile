@@ -48,10 +48,12 @@ tools: hw
 bench-build: tools
 	$(MAKE) -C bench BUILD=$(BUILD)/bench LIBWEFT=$(BUILD)/libweft HWBUILD=$(BUILD)/hw
 
-# Benchmarks (never timed tests): the device model in-process against PoCL on
-# the same kernels and data; prints a table (README.md, "Benchmarks").
-bench: bench-build
+# Benchmarks (never timed tests), each against PoCL in the same run (README.md,
+# "Benchmarks"): the hardware's roofline (hand-written ISA on the device model
+# in-process), then OpenCL C through Rusticl and the weft compiler, with its plot.
+bench: bench-build mesa
 	$(BUILD)/bench/builtins
+	BUILD=$(BUILD) bench/run-opencl --plot $(BUILD)/bench/opencl.png
 
 # Mesa with Rusticl and the weft driver, cached in $(WEFT_CACHE) by the
 # hash of its inputs (ISA, uAPI, libweft and the model among them).
