@@ -187,12 +187,13 @@ weft_pick_simd(const nir_shader *nir, unsigned simd)
 }
 
 struct weft_shader *
-weft_compile_nir_simd(const nir_shader *orig, unsigned simd)
+weft_compile_nir_simd(const nir_shader *orig, unsigned simd, char **error)
 {
    int64_t start_ns = os_time_get_nano();
    void *mem_ctx = ralloc_context(NULL);
    nir_shader *nir = nir_shader_clone(mem_ctx, orig);
    struct weft_shader *shader = NULL;
+   const char *why = NULL;
    struct weft_ir *ir;
    uint64_t *words;
    unsigned nwords;
@@ -204,12 +205,20 @@ weft_compile_nir_simd(const nir_shader *orig, unsigned simd)
    }
 
    if (nir->scratch_size > 0x4000) {
-      fprintf(stderr, "weft: cannot compile: %u bytes of private memory (the ISA's scratch "
-              "holds 16384 per work-item)\n", nir->scratch_size);
+      why = ralloc_asprintf(mem_ctx, "the weft backend does not support %u bytes of private "
+                            "memory per work-item (the ISA's scratch holds 16384)",
+                            nir->scratch_size);
       goto out;
    }
-   ir = weft_from_nir(nir, mem_ctx);
-   if (!ir || !weft_ir_validate(ir, "from NIR"))
+   ir = weft_from_nir(nir, mem_ctx, &why);
+   if (!ir) {
+      why = ralloc_asprintf(mem_ctx, "the weft backend does not support %s", why);
+      goto out;
+   }
+   /* Invalid IR is the compiler's bug: validation printed the details. */
+   why = "the weft backend translated the kernel to invalid IR (a compiler bug; "
+         "WEFT_DEBUG=ir shows it)";
+   if (!weft_ir_validate(ir, "from NIR"))
       goto out;
    weft_ir_opt_dce(ir);
    if (!weft_ir_validate(ir, "after DCE"))
@@ -231,15 +240,17 @@ weft_compile_nir_simd(const nir_shader *orig, unsigned simd)
             ir->max_regs = 0;
             continue;
          }
-         fprintf(stderr, "weft: out of registers, nothing left to spill\n");
+         why = "the weft backend ran out of registers and scratch for the kernel's values";
          goto out;
       }
    }
    if (!weft_ir_validate(ir, "after register allocation"))
       goto out;
    words = weft_ir_pack(ir, mem_ctx, &nwords);
-   if (!words)
+   if (!words) {
+      why = "the weft backend made an instruction that does not encode (a compiler bug)";
       goto out;
+   }
 
    shader = calloc(1, sizeof(*shader));
    shader->code = malloc(nwords * 8);
@@ -301,14 +312,16 @@ weft_compile_nir_simd(const nir_shader *orig, unsigned simd)
               shader->size / 8, shader->num_regs, (os_time_get_nano() - start_ns) / 1e6);
    }
 out:
+   if (!shader && error)
+      *error = strdup(why);
    ralloc_free(mem_ctx);
    return shader;
 }
 
 struct weft_shader *
-weft_compile_nir(const nir_shader *nir)
+weft_compile_nir(const nir_shader *nir, char **error)
 {
-   return weft_compile_nir_simd(nir, 0);
+   return weft_compile_nir_simd(nir, 0, error);
 }
 
 void

@@ -43,10 +43,12 @@ extern const nir_shader_compiler_options weft_nir_options;
 /* Called by the screen's finalize_nir: lowering that can be cached. */
 void weft_preprocess_nir(nir_shader *nir);
 
-/* Compiles @nir (not modified) for SIMD @simd (0: the default). NULL with a
- * message on stderr when the kernel needs what the backend lacks. */
-struct weft_shader *weft_compile_nir(const nir_shader *nir);
-struct weft_shader *weft_compile_nir_simd(const nir_shader *nir, unsigned simd);
+/* Compiles @nir (not modified) for SIMD @simd (0: the default). NULL when
+ * the kernel needs what the backend lacks: then *@error, when @error is not
+ * NULL, is a message saying what (malloc'ed, for the caller to free). The
+ * compiler never aborts on what a kernel contains. */
+struct weft_shader *weft_compile_nir(const nir_shader *nir, char **error);
+struct weft_shader *weft_compile_nir_simd(const nir_shader *nir, unsigned simd, char **error);
 void weft_shader_destroy(struct weft_shader *shader);
 
 #ifdef __cplusplus

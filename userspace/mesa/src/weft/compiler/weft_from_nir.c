@@ -29,7 +29,7 @@ weft_src(struct weft_ctx *ctx, nir_src src, unsigned comp)
    uint32_t v = ctx->defs[src.ssa->index][comp];
 
    if (!v)
-      weft_fail(ctx, "value %%%u used before its definition", src.ssa->index);
+      weft_fail(ctx, "NIR value %%%u used before its definition", src.ssa->index);
    return v;
 }
 
@@ -50,7 +50,7 @@ weft_emit_s2r(struct weft_ctx *ctx, uint32_t dst, unsigned bits, const char *nam
    struct weft_ir_instr *I;
 
    if (sr < 0) {
-      weft_fail(ctx, "the ISA has no special register %s", name);
+      weft_fail(ctx, "special register %s (the ISA has none)", name);
       return;
    }
    I = weft_ir_emit(ctx->ir, WEFT_OP_S2R, bits == 64 ? WEFT_TYPE_U64 : WEFT_TYPE_U32, 0);
@@ -198,7 +198,7 @@ weft_emit_cf_list(struct weft_ctx *ctx, struct exec_list *list)
 }
 
 struct weft_ir *
-weft_from_nir(nir_shader *nir, void *mem_ctx)
+weft_from_nir(nir_shader *nir, void *mem_ctx, const char **error)
 {
    nir_function_impl *impl = nir_shader_get_entrypoint(nir);
    struct weft_ctx ctx = { .nir = nir };
@@ -211,8 +211,10 @@ weft_from_nir(nir_shader *nir, void *mem_ctx)
    weft_emit_s2r(&ctx, ctx.args, 64, "args");
 
    weft_emit_cf_list(&ctx, &impl->body);
-   if (ctx.failed)
+   if (ctx.failed) {
+      *error = ctx.error;
       return NULL;
+   }
    weft_ir_emit(ctx.ir, WEFT_OP_END, 0, 0);
    return ctx.ir;
 }

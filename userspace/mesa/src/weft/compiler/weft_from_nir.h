@@ -8,6 +8,8 @@
 #ifndef WEFT_FROM_NIR_H
 #define WEFT_FROM_NIR_H
 
+#include "util/ralloc.h"
+
 #include "weft_nir.h"
 
 struct weft_ctx {
@@ -17,12 +19,15 @@ struct weft_ctx {
    uint32_t args;                             /* sr.args, 64-bit */
    struct hash_table *regs;                   /* decl_reg def -> vreg */
    bool failed;
+   const char *error;                         /* why, when failed */
 };
 
+/* The kernel cannot be compiled: records what the backend lacks (the first
+ * reason found), completing "the weft backend does not support ...". */
 #define weft_fail(ctx, ...)                                                    \
    do {                                                                        \
-      fprintf(stderr, "weft: cannot compile: " __VA_ARGS__);                   \
-      fprintf(stderr, "\n");                                                   \
+      if (!(ctx)->failed)                                                      \
+         (ctx)->error = ralloc_asprintf((ctx)->ir, __VA_ARGS__);               \
       (ctx)->failed = true;                                                    \
    } while (0)
 

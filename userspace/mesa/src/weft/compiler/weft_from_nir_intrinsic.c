@@ -134,7 +134,7 @@ weft_emit_intrinsic(struct weft_ctx *ctx, nir_intrinsic_instr *intr)
    switch (intr->intrinsic) {
    case nir_intrinsic_load_ubo: {
       if (!nir_src_is_const(intr->src[0]) || nir_src_as_uint(intr->src[0]) != 0) {
-         weft_fail(ctx, "only constant buffer 0 (the kernel arguments)");
+         weft_fail(ctx, "constant buffers other than 0 (the kernel arguments)");
          return;
       }
       if (nir_src_is_const(intr->src[1]))

@@ -6,8 +6,9 @@
 #include "weft_ir.h"
 
 bool weft_nir_lower_sysvals(nir_shader *nir);
-/* NIR (one block, scalar, 32-bit booleans) to weft IR; NULL with a message
- * when the kernel needs what the backend does not do yet. */
-struct weft_ir *weft_from_nir(nir_shader *nir, void *mem_ctx);
+/* NIR (scalar, 32-bit booleans, structured, out of SSA) to weft IR; NULL
+ * when the kernel needs what the backend does not do yet, with *@error
+ * (allocated on @mem_ctx) completing "the weft backend does not support". */
+struct weft_ir *weft_from_nir(nir_shader *nir, void *mem_ctx, const char **error);
 
 #endif

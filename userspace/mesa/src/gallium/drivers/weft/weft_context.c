@@ -21,14 +21,17 @@ weft_create_compute_state(struct pipe_context *pctx, const struct pipe_compute_s
    struct weft_screen *s = weft_screen(pctx->screen);
    struct weft_compute_state *cs;
    nir_shader *nir = (nir_shader *)cso->prog;
+   char *error = NULL;
 
    if (cso->ir_type != PIPE_SHADER_IR_NIR)
       return NULL;
    cs = CALLOC_STRUCT(weft_compute_state);
    if (!cs)
       return NULL;
-   cs->shader = weft_compile_nir(nir);
+   cs->shader = weft_compile_nir(nir, &error);
    if (!cs->shader) {
+      fprintf(stderr, "weft: %s: %s\n", nir->info.name ? nir->info.name : "kernel", error);
+      free(error);
       FREE(cs);
       return NULL;
    }

@@ -128,11 +128,17 @@ weft_get_compiler_options(struct pipe_screen *pscreen, enum pipe_shader_ir ir,
    return &weft_nir_options;
 }
 
+/* A kernel the backend cannot compile is refused here, with the reason, so
+ * the frontend fails the program build (create_compute_state has no way
+ * to say why). */
 static char *
 weft_finalize_nir(struct pipe_screen *pscreen, struct nir_shader *nir)
 {
+   char *error = NULL;
+
    weft_preprocess_nir(nir);
-   return NULL;
+   weft_shader_destroy(weft_compile_nir(nir, &error));
+   return error;
 }
 
 static bool

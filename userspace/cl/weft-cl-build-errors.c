@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: MIT
+/*
+ * weft-cl-build-errors: OpenCL C that the Weft GPU cannot run must fail the
+ * program build cleanly, through the ICD loader as an application sees it:
+ * clBuildProgram (and clLinkProgram) return CL_BUILD_PROGRAM_FAILURE
+ * (CL_LINK_PROGRAM_FAILURE), the build status is CL_BUILD_ERROR, the build
+ * log names the kernel and what it needs, clCreateKernel refuses the
+ * program, and the process lives on: a correct program built and run after
+ * the failures gives the right result.
+ *
+ * Run with RUSTICL_ENABLE=weft (userspace/cl/run-host or run-in-guest);
+ * prints one line per test and "N passed, M failed".
+ */
+#define CL_TARGET_OPENCL_VERSION 300
+#include <CL/cl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct unsupported {
+   const char *name;
+   const char *source;
+   const char *options;
+   /* Strings the build log must contain (the kernel, the construct). */
+   const char *log[3];
+};
+
+/* Constructs the backend does not support (or the hardware cannot do):
+ * each must fail the build, not the process. */
+static const struct unsupported unsupported[] = {
+   {
+      "pipe-argument",
+      "__kernel void pipe_reader(__read_only pipe int p, __global int *out)\n"
+      "{\n"
+      "   int v = 0;\n"
+      "   if (read_pipe(p, &v) == 0)\n"
+      "      out[get_global_id(0)] = v;\n"
+      "}\n",
+      "-cl-std=CL2.0",
+      { "pipe_reader", "pipe" },
+   },
+   {
+      "private-memory-over-16k",
+      "__kernel void big_private(__global int *out, int n)\n"
+      "{\n"
+      "   int a[8192];\n"
+      "   for (int i = 0; i < n; i++)\n"
+      "      a[(i * 7) & 8191] = i;\n"
+      "   out[get_global_id(0)] = a[n & 8191];\n"
+      "}\n",
+      "",
+      { "big_private", "private memory" },
+   },
+   {
+      "second-kernel-of-two",
+      "__kernel void fine(__global int *out) { out[get_global_id(0)] = 1; }\n"
+      "__kernel void too_private(__global int *out, int n)\n"
+      "{\n"
+      "   long a[4096];\n"
+      "   for (int i = 0; i < n; i++)\n"
+      "      a[(i * 5) & 4095] = i;\n"
+      "   out[get_global_id(0)] = a[n & 4095];\n"
+      "}\n",
+      "",
+      { "too_private", "private memory" },
+   },
+};
+
+static const char *good_source =
+   "__kernel void square(__global int *out)\n"
+   "{\n"
+   "   int i = get_global_id(0);\n"
+   "   out[i] = i * i;\n"
+   "}\n";
+
+static int passed, failed;
+
+static void
+result(const char *name, int ok, const char *why)
+{
+   if (ok) {
+      passed++;
+      printf("ok      %s\n", name);
+   } else {
+      failed++;
+      printf("FAILED  %s: %s\n", name, why);
+   }
+   fflush(stdout);
+}
+
+static char *
+build_log(cl_program prog, cl_device_id dev)
+{
+   size_t size = 0;
+   char *log;
+
+   if (clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, 0, NULL, &size) != CL_SUCCESS)
+      return strdup("");
+   log = calloc(1, size + 1);
+   if (clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, size, log, NULL) != CL_SUCCESS)
+      log[0] = 0;
+   return log;
+}
+
+/* The program failed for @dev: status CL_BUILD_ERROR, every string of
+ * @want in its log, and no kernel can be created from it. */
+static int
+failed_cleanly(cl_program prog, cl_device_id dev, const char *const *want, unsigned nwant,
+               const char *kernel, char *why, size_t why_size)
+{
+   cl_build_status status = CL_BUILD_NONE;
+   char *log = build_log(prog, dev);
+   cl_int err;
+   cl_kernel k;
+
+   clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_STATUS, sizeof(status), &status, NULL);
+   if (status != CL_BUILD_ERROR) {
+      snprintf(why, why_size, "build status %d, not CL_BUILD_ERROR", (int)status);
+      free(log);
+      return 0;
+   }
+   for (unsigned i = 0; i < nwant && want[i]; i++) {
+      if (!strstr(log, want[i])) {
+         snprintf(why, why_size, "the log does not name '%s': %s", want[i], log);
+         free(log);
+         return 0;
+      }
+   }
+   free(log);
+   k = clCreateKernel(prog, kernel, &err);
+   if (k || err != CL_INVALID_PROGRAM_EXECUTABLE) {
+      snprintf(why, why_size, "clCreateKernel on the failed program: %d", (int)err);
+      if (k)
+         clReleaseKernel(k);
+      return 0;
+   }
+   return 1;
+}
+
+static void
+test_build_fails(cl_context ctx, cl_device_id dev, const struct unsupported *u)
+{
+   char why[4096] = "";
+   cl_int err;
+   cl_program prog = clCreateProgramWithSource(ctx, 1, (const char **)&u->source, NULL, &err);
+   int ok;
+
+   if (!prog) {
+      snprintf(why, sizeof(why), "clCreateProgramWithSource: %d", (int)err);
+      result(u->name, 0, why);
+      return;
+   }
+   err = clBuildProgram(prog, 1, &dev, u->options, NULL, NULL);
+   ok = err == CL_BUILD_PROGRAM_FAILURE;
+   if (!ok)
+      snprintf(why, sizeof(why), "clBuildProgram returned %d, not CL_BUILD_PROGRAM_FAILURE",
+               (int)err);
+   else
+      ok = failed_cleanly(prog, dev, u->log, 3, u->log[0], why, sizeof(why));
+   result(u->name, ok, why);
+   clReleaseProgram(prog);
+}
+
+/* clCompileProgram succeeds (the front end is fine), clLinkProgram fails. */
+static void
+test_link_fails(cl_context ctx, cl_device_id dev, const struct unsupported *u)
+{
+   char why[4096] = "", name[128];
+   cl_int err;
+   cl_program prog = clCreateProgramWithSource(ctx, 1, (const char **)&u->source, NULL, &err), linked;
+   int ok = 0;
+
+   snprintf(name, sizeof(name), "link-%s", u->name);
+   err = clCompileProgram(prog, 1, &dev, u->options, 0, NULL, NULL, NULL, NULL);
+   if (err != CL_SUCCESS) {
+      snprintf(why, sizeof(why), "clCompileProgram: %d", (int)err);
+   } else {
+      linked = clLinkProgram(ctx, 1, &dev, "", 1, &prog, NULL, NULL, &err);
+      if (err != CL_LINK_PROGRAM_FAILURE)
+         snprintf(why, sizeof(why), "clLinkProgram returned %d, not CL_LINK_PROGRAM_FAILURE",
+                  (int)err);
+      else if (!linked)
+         snprintf(why, sizeof(why), "clLinkProgram returned no program to query");
+      else
+         ok = failed_cleanly(linked, dev, u->log, 3, u->log[0], why, sizeof(why));
+      if (linked)
+         clReleaseProgram(linked);
+   }
+   result(name, ok, why);
+   clReleaseProgram(prog);
+}
+
+/* After the failures, a correct kernel builds and runs. */
+static void
+test_good_after_failures(cl_context ctx, cl_device_id dev)
+{
+   enum { N = 64 };
+   char why[256] = "";
+   int out[N], ok = 0;
+   size_t gsz = N;
+   cl_int err;
+   cl_program prog = clCreateProgramWithSource(ctx, 1, &good_source, NULL, &err);
+   cl_command_queue q = clCreateCommandQueueWithProperties(ctx, dev, NULL, &err);
+   cl_mem buf = clCreateBuffer(ctx, CL_MEM_WRITE_ONLY, sizeof(out), NULL, &err);
+   cl_kernel k = NULL;
+
+   err = clBuildProgram(prog, 1, &dev, "", NULL, NULL);
+   if (err == CL_SUCCESS)
+      k = clCreateKernel(prog, "square", &err);
+   if (k && clSetKernelArg(k, 0, sizeof(buf), &buf) == CL_SUCCESS &&
+       clEnqueueNDRangeKernel(q, k, 1, NULL, &gsz, NULL, 0, NULL, NULL) == CL_SUCCESS &&
+       clEnqueueReadBuffer(q, buf, CL_TRUE, 0, sizeof(out), out, 0, NULL, NULL) == CL_SUCCESS) {
+      ok = 1;
+      for (int i = 0; i < N; i++)
+         ok &= out[i] == i * i;
+      if (!ok)
+         snprintf(why, sizeof(why), "wrong results");
+   } else {
+      snprintf(why, sizeof(why), "build or run failed: %d", (int)err);
+   }
+   result("good-program-after-failures", ok, why);
+   if (k)
+      clReleaseKernel(k);
+   clReleaseMemObject(buf);
+   clReleaseCommandQueue(q);
+   clReleaseProgram(prog);
+}
+
+int
+main(void)
+{
+   cl_platform_id platforms[8];
+   cl_uint nplat = 0;
+   cl_device_id dev = NULL;
+   cl_context ctx;
+   cl_int err;
+
+   clGetPlatformIDs(8, platforms, &nplat);
+   for (cl_uint p = 0; p < nplat && !dev; p++) {
+      cl_device_id devs[8];
+      cl_uint ndev = 0;
+
+      clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, 8, devs, &ndev);
+      for (cl_uint d = 0; d < ndev && !dev; d++) {
+         char name[256] = "";
+         clGetDeviceInfo(devs[d], CL_DEVICE_NAME, sizeof(name), name, NULL);
+         if (strstr(name, "Weft"))
+            dev = devs[d];
+      }
+   }
+   if (!dev) {
+      printf("FAILED  no Weft GPU among the OpenCL devices\n0 passed, 1 failed\n");
+      return 1;
+   }
+   ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
+   for (unsigned i = 0; i < sizeof(unsupported) / sizeof(unsupported[0]); i++)
+      test_build_fails(ctx, dev, &unsupported[i]);
+   test_link_fails(ctx, dev, &unsupported[1]);
+   test_good_after_failures(ctx, dev);
+   clReleaseContext(ctx);
+   printf("%d passed, %d failed\n", passed, failed);
+   return failed ? 1 : 0;
+}
