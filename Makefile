@@ -35,14 +35,15 @@ module:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) CC="$(CC)" modules
 
 igt: hw
-	$(MAKE) -C igt-tests BUILD=$(BUILD)/igt WEFT_ASM=$(WEFT_ASM)
+	$(MAKE) -C igt-tests BUILD=$(BUILD)/igt WEFT_ASM=$(WEFT_ASM) HWBUILD=$(BUILD)/hw
 
 kselftest:
 	sh scripts/kselftest-tree $(LINUX_SOURCE) $(KSELFTEST_TREE)
 	$(MAKE) -C $(KSELFTEST_TREE)/$(KSELFTEST_WEFT) OUTPUT=$(BUILD)/kselftest
 
 tools: hw
-	$(MAKE) -C tools BUILD=$(BUILD)/tools WEFT_ASM=$(WEFT_ASM) LIBWEFT=$(BUILD)/libweft
+	$(MAKE) -C tools BUILD=$(BUILD)/tools WEFT_ASM=$(WEFT_ASM) LIBWEFT=$(BUILD)/libweft \
+		HWBUILD=$(BUILD)/hw
 
 # After tools: both link the one libweft in $(BUILD)/libweft.
 bench-build: tools

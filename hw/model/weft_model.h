@@ -3,7 +3,7 @@
  * libweftmodel: the functional model of the Weft GPU.
  *
  * The caller owns two buffers: the register file (WEFT_REGS_SIZE bytes, laid
- * out per drivers/gpu/drm/weft/weft_regs.h, shared with the driver) and the
+ * out per weft_regs.h, generated from hw/regs like the driver's copy) and the
  * guest memory (GPA = offset into it).  The model runs a control thread,
  * one command-streamer thread per queue and a pool of worker threads; the
  * caller rings the doorbell and receives interrupts through a callback.

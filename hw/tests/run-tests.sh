@@ -58,6 +58,16 @@ run "$BUILD/tests/test_coverage" "$WEFT_COVERAGE"
 
 check "docs: Documentation/gpu/weft/isa.rst is up to date with the ISA table" \
 	"$PYTHON" "$SRC/isa/weft_isa_gen.py" --check-rst "$TOP/Documentation/gpu/weft/isa.rst"
+check "contract: the driver's headers, registers.rst, commands.rst and mmu.rst match hw/regs" \
+	"$PYTHON" "$SRC/regs/weft_regs_gen.py" --check "$TOP"
+stale_copy_fails() {
+	rm -rf "$tmp/top" && mkdir -p "$tmp/top" &&
+	cp -r "$TOP/drivers" "$TOP/Documentation" "$tmp/top/" &&
+	sed -i 's/WEFT_CMD_BATCH_LEN\t*4/WEFT_CMD_BATCH_LEN\t5/' \
+		"$tmp/top/drivers/gpu/drm/weft/weft_cs_regs.h" &&
+	! "$PYTHON" "$SRC/regs/weft_regs_gen.py" --check "$tmp/top" 2>/dev/null
+}
+check "contract: a stale copy of a generated header fails the check" stale_copy_fails
 
 tools_roundtrip() {
 	for s in "$SRC"/tests/golden/*.s; do

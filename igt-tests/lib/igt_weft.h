@@ -16,9 +16,9 @@
 #include "weft_drm.h"
 
 /*
- * Batch commands, as drivers/gpu/drm/weft/weft_cs_regs.h defines them (the
- * kernel header is not part of the uAPI, so IGT keeps its own copy;
- * `make check` asserts that the two agree).
+ * Batch commands, as the hardware contract's weft_cs_regs.h (generated from
+ * hw/regs) defines them. It is not part of the uAPI, so IGT keeps its own
+ * copy; `make check` asserts that the two agree.
  */
 #define WEFT_BATCH_HEADER(op, len)	(((uint32_t)(op) << 24) | (len))
 #define WEFT_BATCH_NOP			0x00
