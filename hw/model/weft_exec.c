@@ -29,6 +29,18 @@
 #define NUM_ROWS	WEFT_NUM_REGS
 #define MAX_SLOTS	(WEFT_MODEL_MAX_WG_SIZE / 8)	/* sub-groups of a work-group */
 #define ACCOUNT_EVERY	4096		/* instructions between watchdog checks */
+/*
+ * A sub-group's turn ends at the first backward jump after this many
+ * instructions (execution.rst, "Forward progress"): the core then runs the
+ * next runnable sub-group of the work-group.
+ */
+#define SG_QUANTUM	4096
+
+/* What exec_sg() returns. */
+#define SG_ERROR	-1	/* the dispatch stops (error set, or abort) */
+#define SG_ENDED	0
+#define SG_AT_BARRIER	1
+#define SG_YIELDED	2	/* its quantum is used: it goes on at its next turn */
 
 struct dc_entry {
 	uint64_t pc;
@@ -562,6 +574,7 @@ struct sg_state {
 	unsigned sp;
 	int slot;		/* register file / scratch slot, -1 when not started */
 	bool done;
+	bool at_barrier;	/* waits until every live sub-group reached a bar */
 	struct cf_entry stack[CF_DEPTH];
 };
 
@@ -1429,7 +1442,31 @@ LANE_HANDLERS(32)
 #define BY_WIDTH(NL, fn, ...) \
 	((NL) == 8 ? fn##8(__VA_ARGS__) : (NL) == 16 ? fn##16(__VA_ARGS__) : fn##32(__VA_ARGS__))
 
-/* Returns 0: the sub-group ended, 1: it waits at a barrier, -1: error. */
+/*
+ * The sub-group's turn ends here at the backward jump to @tgt: it has used
+ * its quantum.  Accounts its instructions (watchdog, abort).
+ */
+static int yield_at(struct weft_worker *w, struct sg_state *s, uint64_t tgt, uint64_t count)
+{
+	s->pc = tgt;
+	return account(w->job, count) ? SG_ERROR : SG_YIELDED;
+}
+
+/*
+ * Continues at @tgt.  Every loop, well-formed or not, jumps backward
+ * somewhere: that is where a sub-group that has used its quantum yields, so
+ * the hot path pays one compare per taken jump and none per instruction.
+ */
+#define JUMP(tgt) do {								\
+		uint64_t tgt_ = (tgt);						\
+										\
+		if (__builtin_expect(tgt_ <= pc && count >= SG_QUANTUM, 0))	\
+			return yield_at(w, s, tgt_, count);			\
+		pc = tgt_;							\
+		goto next;							\
+	} while (0)
+
+/* Runs the sub-group's turn: returns SG_ENDED, SG_AT_BARRIER, SG_YIELDED or SG_ERROR. */
 HOT int exec_sg(struct weft_worker *w, struct sg_ctx *c, struct sg_state *s, const unsigned NL)
 {
 	uint32_t (*R)[WEFT_MAX_LANES] = w->R;
@@ -1445,13 +1482,9 @@ HOT int exec_sg(struct weft_worker *w, struct sg_ctx *c, struct sg_state *s, con
 		const struct weft_inst *in;
 
 		if (!e)
-			return -1;
+			return SG_ERROR;
 		in = &e->in;
-		if (__builtin_expect(++count == ACCOUNT_EVERY, 0)) {
-			if (account(w->job, count))
-				return -1;
-			count = 0;
-		}
+		count++;
 		switch (e->cls) {
 		case WEFT_CLASS_END:
 			/* Sub-groups are short: account in batches, not per sub-group. */
@@ -1459,9 +1492,9 @@ HOT int exec_sg(struct weft_worker *w, struct sg_ctx *c, struct sg_state *s, con
 			if (w->pending >= ACCOUNT_EVERY) {
 				count = w->pending;
 				w->pending = 0;
-				return account(w->job, count);
+				return account(w->job, count) ? SG_ERROR : SG_ENDED;
 			}
-			return 0;
+			return SG_ENDED;
 		case WEFT_CLASS_NOP:
 			break;
 		case WEFT_CLASS_ALU:
@@ -1476,19 +1509,19 @@ HOT int exec_sg(struct weft_worker *w, struct sg_ctx *c, struct sg_state *s, con
 		case WEFT_CLASS_LD:
 		case WEFT_CLASS_ST:
 			if (BY_WIDTH(NL, mem, w, in, e->cls == WEFT_CLASS_ST, R, M))
-				return -1;
+				return SG_ERROR;
 			break;
 		case WEFT_CLASS_LDX:
 		case WEFT_CLASS_STX:
 			if (BY_WIDTH(NL, ldst, w, s, in, e->cls == WEFT_CLASS_STX, R, pc))
-				return -1;
+				return SG_ERROR;
 			break;
 		case WEFT_CLASS_XLANE:
 			BY_WIDTH(NL, xlane, in, R, M, s->mask);
 			break;
 		case WEFT_CLASS_ATOM:
 			if (exec_atom(w, in, R, s->mask, NL, pc))
-				return -1;
+				return SG_ERROR;
 			break;
 		case WEFT_CLASS_CVTF:
 			exec_cvtf(in, R, s->mask, NL);
@@ -1506,9 +1539,9 @@ HOT int exec_sg(struct weft_worker *w, struct sg_ctx *c, struct sg_state *s, con
 				count = w->pending;
 				w->pending = 0;
 				if (account(w->job, count))
-					return -1;
+					return SG_ERROR;
 			}
-			return 1;
+			return SG_AT_BARRIER;
 		case WEFT_CLASS_CF: {
 			uint64_t tgt = pc + (uint64_t)(int64_t)(int32_t)in->imm;
 			struct cf_entry *top = s->sp ? &s->stack[s->sp - 1] : NULL;
@@ -1516,17 +1549,14 @@ HOT int exec_sg(struct weft_worker *w, struct sg_ctx *c, struct sg_state *s, con
 
 			switch (in->op) {
 			case WEFT_OP_BRA:
-				pc = tgt;
-				continue;
+				JUMP(tgt);
 			case WEFT_OP_BRA_ANY:
 			case WEFT_OP_BRA_ALL:
 			case WEFT_OP_BRA_NONE:
 				x = lanes_true(R, in->a, s->mask, NL);
 				if (in->op == WEFT_OP_BRA_ANY ? x != 0 :
-				    in->op == WEFT_OP_BRA_ALL ? x == s->mask : x == 0) {
-					pc = tgt;
-					continue;
-				}
+				    in->op == WEFT_OP_BRA_ALL ? x == s->mask : x == 0)
+					JUMP(tgt);
 				break;
 			case WEFT_OP_IF:
 				if (s->sp == CF_DEPTH)
@@ -1573,8 +1603,7 @@ HOT int exec_sg(struct weft_worker *w, struct sg_ctx *c, struct sg_state *s, con
 				top->alt = 0;
 				if (x) {
 					set_mask(s, M, x, NL);
-					pc = top->start;
-					continue;
+					JUMP(top->start);
 				}
 				set_mask(s, M, top->saved, NL);
 				s->sp--;
@@ -1586,8 +1615,9 @@ HOT int exec_sg(struct weft_worker *w, struct sg_ctx *c, struct sg_state *s, con
 			if (!s->mask) {
 				if (!s->sp)
 					goto bad;
-				pc = s->stack[s->sp - 1].target;
-				continue;
+				/* Backward only in a malformed program, which must
+				 * still meet the watchdog. */
+				JUMP(s->stack[s->sp - 1].target);
 			}
 			break;
 		}
@@ -1599,11 +1629,13 @@ HOT int exec_sg(struct weft_worker *w, struct sg_ctx *c, struct sg_state *s, con
 		pc += 8;
 		if (__builtin_expect(in->nwords != 1, 0))
 			pc += 8;
+next:;
 	}
 bad:
 	set_error(w->job, WEFT_QERR_BAD_INSTRUCTION, pc, NULL);
-	return -1;
+	return SG_ERROR;
 }
+#undef JUMP
 
 static int exec_sg8(struct weft_worker *w, struct sg_ctx *c, struct sg_state *s)
 {
@@ -1641,10 +1673,13 @@ static int get_slot(struct weft_worker *w)
 }
 
 /*
- * A work-group: its sub-groups run as cooperative coroutines on this host
- * thread.  Each pass resumes every live sub-group until it ends or reaches a
- * barrier, so no sub-group passes barrier n before every other one reached
- * it; a sub-group that ends no longer takes part.
+ * A work-group: its sub-groups run as coroutines on this host thread,
+ * round-robin.  A turn ends when the sub-group ends, reaches a barrier or
+ * has used its quantum (SG_QUANTUM, at a backward jump), so a sub-group that
+ * spins on a value another sub-group of the work-group writes lets that one
+ * run: independent forward progress.  A sub-group at a barrier gets no turn
+ * until every live sub-group has reached one (a sub-group that ends no
+ * longer takes part); then all of them go on.
  */
 static int run_group(struct weft_worker *w, uint64_t g)
 {
@@ -1652,7 +1687,7 @@ static int run_group(struct weft_worker *w, uint64_t g)
 	const struct weft_dispatch_params *dp = p->dp;
 	struct sg_ctx c = { .dp = dp, .ngroups = p->ngroups };
 	uint64_t rest = g;
-	unsigned live;
+	unsigned live, at_barrier = 0;
 
 	c.nitems = 1;
 	for (int i = 0; i < 3; i++) {
@@ -1670,6 +1705,7 @@ static int run_group(struct weft_worker *w, uint64_t g)
 	for (unsigned k = 0; k < c.nsub; k++) {
 		w->sgs[k].slot = -1;
 		w->sgs[k].done = false;
+		w->sgs[k].at_barrier = false;
 	}
 	live = c.nsub;
 	while (live) {
@@ -1677,7 +1713,7 @@ static int run_group(struct weft_worker *w, uint64_t g)
 			struct sg_state *s = &w->sgs[c.sg];
 			int r;
 
-			if (s->done)
+			if (s->done || s->at_barrier)
 				continue;
 			if (s->slot < 0) {
 				uint32_t n = c.nitems - c.sg * dp->simd;
@@ -1697,13 +1733,21 @@ static int run_group(struct weft_worker *w, uint64_t g)
 			w->R = w->rf[s->slot];
 			r = dp->simd == 8 ? exec_sg8(w, &c, s) : dp->simd == 16 ? exec_sg16(w, &c, s) :
 			    exec_sg32(w, &c, s);
-			if (r < 0)
-				return r;
-			if (r == 0) {
+			if (r == SG_ERROR)
+				return -1;
+			if (r == SG_ENDED) {
 				s->done = true;
 				w->slot_used[s->slot] = false;
 				live--;
+			} else if (r == SG_AT_BARRIER) {
+				s->at_barrier = true;
+				at_barrier++;
 			}
+		}
+		if (live && at_barrier == live) {
+			for (unsigned k = 0; k < c.nsub; k++)
+				w->sgs[k].at_barrier = false;
+			at_barrier = 0;
 		}
 	}
 	return 0;

@@ -2259,6 +2259,157 @@ static void t_bar_divergent(void)
 	}
 }
 
+/* ---- independent forward progress of sub-groups ---- */
+
+/*
+ * Spins per sub-group before a kernel gives up: far more than a sub-group
+ * needs when every other one gets its turns (a turn is 4096 instructions,
+ * about 600 spins), so a scheduler that does not switch away from a spinning
+ * sub-group fails the test instead of hanging it.
+ */
+#define SPIN_BOUND "200000"
+
+/*
+ * Sub-group k of a work-group of n waits until the flag holds n - 1 - k, then
+ * writes n - k: the last sub-group goes first and every other one spins until
+ * a later sub-group lets it go.  Each item writes the flag value it saw
+ * (its turn, unless it gave up).
+ */
+#define FP_TURN \
+	"\ts2r.u32 r46, sr.subgroup_id\n" \
+	"\ts2r.u32 r47, sr.num_subgroups\n" \
+	"\tsub.u32 r48, r47, r46\n" \
+	"\tsub.u32 r48, r48, 1\n" \
+	"\tmov.u32 r49, 0\n"
+
+/* The flag in global memory (aux[group], u32), a structured loop. */
+static const char *fp_global_src = PRO
+	"\ts2r.u32 r40, sr.group_id.x\n"
+	"\tcvt.u64.u32 r42, r40\n"
+	"\tshl.u64 r42, r42, 2\n"
+	"\tadd.u64 r44, r16, r42\n"
+	FP_TURN
+	"\tloop w\n"
+	"\tld.global.u32 r50, [r44+0]\n"
+	"\tset.eq.u32 r51, r50, r48\n"
+	"\tbreak r51\n"
+	"\tadd.u32 r49, r49, 1\n"
+	"\tset.ge.u32 r52, r49, " SPIN_BOUND "\n"
+	"\tbreak r52\n"
+	"w:\tendloop\n"
+	"\tadd.u32 r53, r48, 1\n"
+	"\tst.global.u32 [r44+0], r53\n"
+	"\tst.global.u32 [r12+0], r50\n"
+	"\tend\n";
+
+/* The flag in SLM (offset 0, cleared by sub-group 0 before a barrier), a uniform loop. */
+static const char *fp_local_src = PRO
+	FP_TURN
+	"\tmov.u32 r40, 0\n"
+	"\tset.eq.u32 r41, r46, 0\n"
+	"\tbra.none r41, ready\n"
+	"\tst.local.u32 [r40+0], r40\n"
+	"ready:\tbar\n"
+	"spin:\n\tld.local.u32 r50, [r40+0]\n"
+	"\tset.ne.u32 r51, r50, r48\n"
+	"\tadd.u32 r49, r49, 1\n"
+	"\tset.lt.u32 r52, r49, " SPIN_BOUND "\n"
+	"\tand.u32 r51, r51, r52\n"
+	"\tbra.any r51, spin\n"
+	"\tadd.u32 r53, r48, 1\n"
+	"\tst.local.u32 [r40+0], r53\n"
+	"\tst.global.u32 [r12+0], r50\n"
+	"\tend\n";
+
+static void fp_case(const char *src, bool global)
+{
+	for (unsigned si = 0; si < 3; si++) {
+		unsigned simd = simds[si];
+		/* 2, 5 and 8 sub-groups, the last one partial; 4 work-groups, the last partial. */
+		for (unsigned nsub = 2; nsub <= 8; nsub += 3) {
+			unsigned l = nsub * simd - 3, g = 4 * l - simd - 1, bad = 0;
+
+			memset(out, 0xff, (size_t)g * 8);
+			memset(aux, 0, 4 * 8);
+			CHECK_EQ(run(src, simd, g, l, global ? 0 : 4, 0), 0);
+			for (unsigned i = 0; i < g && !bad; i++) {
+				unsigned grp = i / l, ls = g - grp * l < l ? g - grp * l : l;
+				unsigned n = (ls + simd - 1) / simd, turn = n - 1 - (i % l) / simd;
+
+				if ((uint32_t)out[i] != turn) {
+					CHECK(0, "simd %u, %u sub-groups: item %u saw flag %u, its turn is %u",
+					      simd, nsub, i, (uint32_t)out[i], turn);
+					bad = 1;
+				}
+			}
+			for (unsigned grp = 0; global && grp < 4 && !bad; grp++) {
+				unsigned ls = g - grp * l < l ? g - grp * l : l;
+
+				CHECK_EQ(((uint32_t *)aux)[grp], (ls + simd - 1) / simd);
+			}
+		}
+	}
+}
+
+static void t_progress_global(void)
+{
+	fp_case(fp_global_src, true);
+}
+
+static void t_progress_local(void)
+{
+	fp_case(fp_local_src, false);
+}
+
+static void t_progress_watchdog(void)
+{
+	/*
+	 * Sub-group 0 spins on a flag nobody sets: switching sub-groups does not
+	 * hide it from the watchdog.  In the second kernel another sub-group
+	 * faults while sub-group 0 spins: the fault ends the dispatch.  Then the
+	 * device runs the next kernel.
+	 */
+	struct env *e = env_create(2, 1000000);
+	uint64_t *flag, fva = env_buf(e, 4096, WEFT_PTE_VALID | WEFT_PTE_WRITE, (void **)&flag);
+	uint64_t code[2];
+	char src[1024];
+	struct env_dispatch d = { 0, fva, 0, { 64, 1, 1 }, { 64, 1, 1 } };
+
+	CHECK_EQ(env_ready(e), WEFT_DEVICE_RUNNING);
+	for (int faulting = 0; faulting < 2; faulting++) {
+		snprintf(src, sizeof(src),
+			 "\ts2r.u64 r0, sr.args\n"
+			 "\ts2r.u32 r2, sr.subgroup_id\n"
+			 "\tset.eq.u32 r3, r2, 0\n"
+			 "\tbra.none r3, other\n"
+			 "spin:\n\tld.global.u32 r4, [r0+0]\n"
+			 "\tset.eq.u32 r5, r4, 0\n"
+			 "\tbra.any r5, spin\n"
+			 "\tend\n"
+			 "other:\n\t%s\n"
+			 "\tend\n",
+			 faulting ? "st.global.u32 [r0+8192], r2" : "nop");
+		code[faulting] = env_code(e, src);
+	}
+	for (unsigned si = 0; si < 3; si++) {
+		d.simd = simds[si];
+		for (int faulting = 0; faulting < 2; faulting++) {
+			d.code_va = code[faulting];
+			*flag = 0;
+			CHECK_EQ(env_dispatch(e, 0, &d), faulting ? WEFT_QERR_MMU_FAULT : WEFT_QERR_WATCHDOG);
+			if (faulting)
+				CHECK_EQ(env_reg(e, WEFT_REG_FAULT_ADDR_LO), (uint32_t)(fva + 8192));
+			env_wreg(e, WEFT_REG_FAULT_ACK, env_reg(e, WEFT_REG_FAULT_SEQ));
+			env_reset_queue(e, 0);
+			/* The same spin ends once the flag is set. */
+			*flag = 1;
+			d.code_va = code[0];
+			CHECK_EQ(env_dispatch(e, 0, &d), 0);
+		}
+	}
+	env_destroy(e);
+}
+
 /* ---- special registers ---- */
 
 /* The value of special register @name for the item at global index g[] (offset excluded). */
@@ -2557,6 +2708,12 @@ int main(void)
 	h_run("cf: bra, bra.all/none/any, nop, bar, fence.sg/wg/dev; partial sub-groups", t_cf_uniform);
 	h_run("block: every ld/st.block form and type in divergent code", t_block_masked);
 	h_run("bar: sub-groups that ended and a barrier in divergent code", t_bar_divergent);
+	h_run("progress: a sub-group spins on a global flag a later sub-group sets; 2..8 sub-groups",
+	      t_progress_global);
+	h_run("progress: a sub-group spins on an SLM flag a later sub-group sets; 2..8 sub-groups",
+	      t_progress_local);
+	h_run("progress: a sub-group that spins forever meets the watchdog or another's fault",
+	      t_progress_watchdog);
 	h_run("s2r: every special register of the table, u32 and u64, 3D partial groups with an offset",
 	      t_sregs);
 	h_run("robust: random valid programs of every class end with a defined error or none", t_fuzz_valid);
