@@ -11,7 +11,9 @@
  * "n/a (reason)" for that device.  Where PoCL cannot run a builtin kernel,
  * its ratio is taken against PoCL's own version of the same job (the column
  * "vs").  Times are wall-clock from enqueue to clFinish, median of --reps
- * after one warm-up run.
+ * after one warm-up run.  Then clEnqueueMapBuffer on both: the data through
+ * maps both ways, whether a map is in place (Weft's must be), and the time
+ * of a blocking map for reading.
  *
  * Usage: opencl [--quick] [--reps N] [--elems N] [--side N] [--gemm N]
  *               [--kernel SUBSTR] [--data FILE] [--kernels DIR]
@@ -664,6 +666,145 @@ static void row_run(const struct row *row, struct result *res)
 	job_free(j);
 }
 
+/* ---------------------------------------------------------- mapping */
+
+/*
+ * clEnqueueMapBuffer: a kernel's writes are seen through a map, writes
+ * through a map reach the next kernel, and two maps of one buffer are views
+ * of the same memory or not (a map in place copies nothing).  The blocking
+ * map of a whole buffer for reading is timed.
+ */
+struct map_result {
+	char na[200];
+	bool ran, read_ok, write_ok, in_place;
+	double t[MAX_REPS];
+	unsigned nt;
+	double median;
+};
+
+static struct map_result map_results[NDEV];
+
+static uint32_t map_pattern(size_t i)
+{
+	return (uint32_t)(i * 2654435761u);
+}
+
+static cl_int map_copy(struct device *d, cl_kernel k, cl_mem from, cl_mem to, size_t count)
+{
+	size_t ls = 256;
+	cl_int err = clSetKernelArg(k, 0, sizeof(from), &from);
+
+	if (!err)
+		err = clSetKernelArg(k, 1, sizeof(to), &to);
+	if (!err)
+		err = clEnqueueNDRangeKernel(d->q, k, 1, NULL, &count, &ls, 0, NULL, NULL);
+	return err;
+}
+
+static uint32_t *map_buffer(struct device *d, cl_mem m, cl_map_flags flags, size_t offset,
+			    size_t bytes, cl_int *err)
+{
+	if (*err)
+		return NULL;
+	return clEnqueueMapBuffer(d->q, m, CL_TRUE, flags, offset, bytes, 0, NULL, NULL, err);
+}
+
+static cl_int unmap_buffer(struct device *d, cl_mem m, void *p, cl_int err)
+{
+	return err ? err : clEnqueueUnmapMemObject(d->q, m, p, 0, NULL, NULL);
+}
+
+static void map_run(struct device *d, struct map_result *m, size_t count)
+{
+	size_t bytes = count * 4;
+	char *src = read_source("copy.cl");
+	cl_program prog;
+	cl_kernel k = NULL;
+	cl_mem a = NULL, b = NULL;
+	uint32_t *p, *q;
+	cl_int err;
+
+	prog = clCreateProgramWithSource(d->ctx, 1, (const char **)&src, NULL, &err);
+	free(src);
+	if (!err)
+		err = clBuildProgram(prog, 1, &d->id, "", NULL, NULL);
+	if (!err)
+		k = clCreateKernel(prog, "copy_int", &err);
+	if (!err)
+		a = clCreateBuffer(d->ctx, CL_MEM_READ_WRITE, bytes, NULL, &err);
+	if (!err)
+		b = clCreateBuffer(d->ctx, CL_MEM_READ_WRITE, bytes, NULL, &err);
+	/* The CPU fills a through a map; a kernel copies a to b. */
+	p = map_buffer(d, a, CL_MAP_WRITE_INVALIDATE_REGION, 0, bytes, &err);
+	for (size_t i = 0; !err && i < count; i++)
+		p[i] = map_pattern(i);
+	err = unmap_buffer(d, a, p, err);
+	if (!err)
+		err = map_copy(d, k, a, b, count);
+	/* b mapped for reading (timed), once also 4 KiB in while mapped. */
+	for (unsigned rep = 0; !err && rep <= (opt.quick ? 0 : opt.reps); rep++) {
+		double t = now();
+
+		p = map_buffer(d, b, CL_MAP_READ, 0, bytes, &err);
+		t = now() - t;
+		if (rep || opt.quick)
+			m->t[m->nt++] = t;
+		if (rep == 0 && !err) {
+			m->read_ok = true;
+			for (size_t i = 0; i < count && m->read_ok; i++)
+				m->read_ok = p[i] == map_pattern(i);
+			q = map_buffer(d, b, CL_MAP_READ, 4096, bytes - 4096, &err);
+			m->in_place = !err && (char *)q == (char *)p + 4096;
+			err = unmap_buffer(d, b, q, err);
+		}
+		err = unmap_buffer(d, b, p, err);
+		if (!err)
+			err = clFinish(d->q);
+	}
+	/* The CPU inverts b through a map; a kernel copies b back to a. */
+	p = map_buffer(d, b, CL_MAP_READ | CL_MAP_WRITE, 0, bytes, &err);
+	for (size_t i = 0; !err && i < count; i++)
+		p[i] = ~p[i];
+	err = unmap_buffer(d, b, p, err);
+	if (!err)
+		err = map_copy(d, k, b, a, count);
+	p = map_buffer(d, a, CL_MAP_READ, 0, bytes, &err);
+	m->write_ok = !err;
+	for (size_t i = 0; !err && i < count && m->write_ok; i++)
+		m->write_ok = p[i] == ~map_pattern(i);
+	err = unmap_buffer(d, a, p, err);
+	if (!err)
+		err = clFinish(d->q);
+	if (err)
+		snprintf(m->na, sizeof(m->na), "OpenCL error %d", err);
+	else
+		m->median = median(m->t, m->nt);
+	m->ran = !err;
+	if (a)
+		clReleaseMemObject(a);
+	if (b)
+		clReleaseMemObject(b);
+	if (k)
+		clReleaseKernel(k);
+	clReleaseProgram(prog);
+}
+
+static void print_map_table(size_t bytes)
+{
+	printf("\n| clEnqueueMapBuffer, read, %zu MiB | Weft | PoCL |\n|---|---:|---:|\n",
+	       bytes >> 20);
+	printf("| median time |");
+	for (size_t k = 0; k < NDEV; k++)
+		if (map_results[k].ran)
+			printf(" %.1f us |", map_results[k].median * 1e6);
+		else
+			printf(" n/a (%s) |", devices[k].present ? map_results[k].na : "no such device");
+	printf("\n| in place (no copy) |");
+	for (size_t k = 0; k < NDEV; k++)
+		printf(" %s |", !map_results[k].ran ? "n/a" : map_results[k].in_place ? "yes" : "no");
+	printf("\n");
+}
+
 /* ------------------------------------------------------------ output */
 
 static const struct result *result_named(const char *name)
@@ -843,6 +984,30 @@ int main(int argc, char **argv)
 		}
 		fflush(stdout);
 	}
+	for (size_t k = 0; k < NDEV; k++) {
+		struct map_result *m = &map_results[k];
+		const char *dev = devices[k].label;
+		static const char *const what[] = { "a kernel's writes through a map",
+						    "writes through a map to a kernel",
+						    "maps in place" };
+		bool checks[3];
+
+		if (!devices[k].present)
+			continue;
+		map_run(&devices[k], m, opt.sizes.elems);
+		checks[0] = m->ran && m->read_ok;
+		checks[1] = m->ran && m->write_ok;
+		checks[2] = m->ran && m->in_place;
+		if (m->na[0])
+			printf("FAIL   map on %s: %s\n", dev, m->na);
+		/* Only Weft must map in place: its driver says it does. */
+		for (size_t c = 0; c < (&devices[k] == WEFT ? 3 : 2); c++) {
+			printf("%-6s %s on %s\n", checks[c] ? "ok" : "FAIL", what[c], dev);
+			checks[c] ? passed++ : failed++;
+			/* The data through maps must be right in a benchmark run too. */
+			wrong += c < 2 && !checks[c];
+		}
+	}
 	if (opt.quick) {
 		printf("%u passed, %u failed\n", passed, failed);
 		return failed ? 1 : 0;
@@ -852,6 +1017,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	print_table(data);
+	print_map_table(opt.sizes.elems * 4);
 	if (data)
 		fclose(data);
 	if (wrong) {

@@ -187,6 +187,11 @@ weft_init_screen_caps(struct weft_screen *s)
    caps->int64 = true;
    caps->doubles = true;
    caps->uma = true;
+   /* Buffers are mapped once, at creation, and buffer_map returns that
+    * mapping: the memory is the CPU's, coherent with the GPU (see the
+    * manual's platform.rst, "Memory coherence").
+    */
+   caps->buffer_map_in_place = true;
    caps->query_timestamp = true;
    caps->timer_resolution = 1;
    caps->endianness = PIPE_ENDIAN_LITTLE;
