@@ -220,8 +220,9 @@ weft_compile_nir_simd(const nir_shader *orig, unsigned simd, char **error)
          "WEFT_DEBUG=ir shows it)";
    if (!weft_ir_validate(ir, "from NIR"))
       goto out;
+   weft_ir_opt_fold_offsets(ir);
    weft_ir_opt_dce(ir);
-   if (!weft_ir_validate(ir, "after DCE"))
+   if (!weft_ir_validate(ir, "after offset folding and DCE"))
       goto out;
    if (weft_debug & WEFT_DBG_IR) {
       fprintf(stderr, "=== weft: IR of %s\n", nir->info.name ? nir->info.name : "kernel");

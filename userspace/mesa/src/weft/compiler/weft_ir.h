@@ -82,6 +82,8 @@ void weft_ir_print(struct weft_ir *ir, FILE *fp);
 
 /* weft_opt_dce.c: removes instructions whose result nobody reads. */
 bool weft_ir_opt_dce(struct weft_ir *ir);
+/* weft_opt_offsets.c: [d+off] with d = a + imm becomes [a+off+imm]. */
+bool weft_ir_opt_fold_offsets(struct weft_ir *ir);
 /* weft_ra.c: linear-scan register allocation; false when out of registers. */
 bool weft_ir_ra(struct weft_ir *ir);
 /* weft_spill.c: spills the unspilled value with the longest live range to
