@@ -51,10 +51,12 @@ bench-build: tools
 
 # Benchmarks (never timed tests), each against PoCL in the same run (README.md,
 # "Benchmarks"): the hardware's roofline (hand-written ISA on the device model
-# in-process), then OpenCL C through Rusticl and the weft compiler, with its plot.
+# in-process), then OpenCL C through Rusticl and the weft compiler, with its plot,
+# then clpeak on both devices (each test bounded in time).
 bench: bench-build mesa
 	$(BUILD)/bench/builtins
 	BUILD=$(BUILD) bench/run-opencl --plot $(BUILD)/bench/opencl.png
+	BUILD=$(BUILD) bench/run-clpeak
 
 # Mesa with Rusticl and the weft driver, cached in $(WEFT_CACHE) by the
 # hash of its inputs (ISA, uAPI, libweft and the model among them).
