@@ -14,6 +14,7 @@
 
 #include "weft_compile.h"
 #include "weft_nir.h"
+#include "weft_nir_passes.h"
 
 uint32_t weft_debug;
 
@@ -76,12 +77,48 @@ const nir_shader_compiler_options weft_nir_options = {
                           nir_lower_uadd_sat64 | nir_lower_scan_reduce_bitwise64,
    .max_unroll_iterations = 32,
    .has_cs_global_id = true,
+   /* Partial sub-groups and remainder work-groups run as such. */
+   .has_enqueued_sysvals = true,
+   .has_workgroup_collectives = true,
 };
 
+/* What the ISA lacks first (masks, quads, elect, boolean cross-lane ops),
+ * then the native cross-lane instructions in weft_from_nir. */
+static void
+weft_lower_subgroups(nir_shader *nir)
+{
+   const nir_lower_subgroups_options sg = {
+      .subgroup_size = 0,
+      .ballot_bit_size = 32,
+      .ballot_components = 1,
+      .lower_to_scalar = true,
+      .lower_vote_eq = true,
+      .lower_first_invocation_to_ballot = true,
+      .lower_read_first_invocation = true,
+      .lower_subgroup_masks = true,
+      .lower_quad = true,
+      .lower_quad_vote = true,
+      .lower_elect = true,
+      .lower_rotate_to_shuffle = true,
+      .lower_rotate_clustered_to_shuffle = true,
+      .lower_inverse_ballot = true,
+      .lower_boolean_reduce = true,
+      .lower_boolean_shuffle = true,
+   };
+
+   NIR_PASS(_, nir, nir_lower_subgroups, &sg);
+}
+
 void
-weft_preprocess_nir(nir_shader *nir)
+weft_preprocess_nir(nir_shader *nir, unsigned max_workgroup_size)
 {
    NIR_PASS(_, nir, weft_nir_lower_sysvals);
+   /* Mesa's common sub-group lowering, then the builtins' own (nir-passes/).
+    * The work-group collectives reserve shared memory, so they are lowered
+    * here, before Rusticl places __local arguments after the kernel's
+    * shared memory. */
+   weft_lower_subgroups(nir);
+   NIR_PASS(_, nir, weft_nir_lower_workgroup_collectives, max_workgroup_size);
 }
 
 static unsigned
@@ -90,13 +127,9 @@ weft_lower_bit_size_cb(const nir_instr *instr, void *data)
    if (instr->type != nir_instr_type_alu)
       return 0;
    nir_alu_instr *alu = nir_instr_as_alu(instr);
-   switch (alu->op) {
-   case nir_op_i2i8: case nir_op_i2i16: case nir_op_i2i32: case nir_op_i2i64:
-   case nir_op_u2u8: case nir_op_u2u16: case nir_op_u2u32: case nir_op_u2u64:
+   /* Conversions take and give their own sizes (cvt has all 11 types). */
+   if (nir_op_infos[alu->op].is_conversion)
       return 0;
-   default:
-      break;
-   }
    if (alu->def.bit_size == 8 || alu->def.bit_size == 16)
       return 32;
    for (unsigned i = 0; i < nir_op_infos[alu->op].num_inputs; i++) {
@@ -112,29 +145,7 @@ weft_optimize_nir(nir_shader *nir)
 {
    bool progress;
 
-   /* What the ISA lacks first (masks, quads, elect, boolean cross-lane
-    * ops), then the native cross-lane instructions in weft_from_nir. */
-   {
-      const nir_lower_subgroups_options sg = {
-         .subgroup_size = 0,
-         .ballot_bit_size = 32,
-         .ballot_components = 1,
-         .lower_to_scalar = true,
-         .lower_vote_eq = true,
-         .lower_first_invocation_to_ballot = true,
-         .lower_read_first_invocation = true,
-         .lower_subgroup_masks = true,
-         .lower_quad = true,
-         .lower_quad_vote = true,
-         .lower_elect = true,
-         .lower_rotate_to_shuffle = true,
-         .lower_rotate_clustered_to_shuffle = true,
-         .lower_inverse_ballot = true,
-         .lower_boolean_reduce = true,
-         .lower_boolean_shuffle = true,
-      };
-      NIR_PASS(_, nir, nir_lower_subgroups, &sg);
-   }
+   weft_lower_subgroups(nir);
    NIR_PASS(_, nir, nir_lower_io_to_scalar,
             nir_var_mem_ubo | nir_var_mem_global | nir_var_mem_shared |
                nir_var_function_temp, NULL, NULL);

@@ -40,8 +40,10 @@ struct weft_shader {
 
 extern const nir_shader_compiler_options weft_nir_options;
 
-/* Called by the screen's finalize_nir: lowering that can be cached. */
-void weft_preprocess_nir(nir_shader *nir);
+/* Called by the screen's finalize_nir: lowering that can be cached, and
+ * what must change nir->info.shared_size before Rusticl reads it.
+ * @max_workgroup_size: the device's, for kernels of variable size. */
+void weft_preprocess_nir(nir_shader *nir, unsigned max_workgroup_size);
 
 /* Compiles @nir (not modified) for SIMD @simd (0: the default). NULL when
  * the kernel needs what the backend lacks: then *@error, when @error is not

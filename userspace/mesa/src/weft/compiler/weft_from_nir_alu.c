@@ -94,22 +94,22 @@ weft_emit_alu(struct weft_ctx *ctx, nir_alu_instr *alu)
       weft_ir_set(I, WEFT_IR_A, a);
       return;
    }
+   case nir_op_f2i8: case nir_op_f2u8: case nir_op_f2i16: case nir_op_f2u16:
    case nir_op_f2i32: case nir_op_f2u32: case nir_op_f2i64: case nir_op_f2u64:
+   case nir_op_i2f16: case nir_op_u2f16:
    case nir_op_i2f32: case nir_op_u2f32: case nir_op_i2f64: case nir_op_u2f64:
+   case nir_op_f2f16: case nir_op_f2f16_rtne: case nir_op_f2f16_rtz:
    case nir_op_f2f32: case nir_op_f2f64: {
       nir_alu_type dt = nir_op_infos[alu->op].output_type;
       nir_alu_type st = nir_op_infos[alu->op].input_types[0];
       int dk = (dt & nir_type_float) ? WEFT_KIND_FLOAT : (dt & nir_type_int) ? 1 : 0;
       int sk = (st & nir_type_float) ? WEFT_KIND_FLOAT : (st & nir_type_int) ? 1 : 0;
+      bool rtz = (sk == WEFT_KIND_FLOAT && dk != WEFT_KIND_FLOAT) || alu->op == nir_op_f2f16_rtz;
 
-      if (sbits < 32 || dbits < 32) {
-         weft_fail(ctx, "%u-bit conversion %s", MIN2(sbits, dbits), info->name);
-         return;
-      }
-      /* Float to integer truncates (OpenCL's default); the rest rounds to
-       * nearest even. */
-      I = weft_ir_emit(ctx->ir, sk == WEFT_KIND_FLOAT && dk != WEFT_KIND_FLOAT ?
-                                   WEFT_OP_CVT_RTZ : WEFT_OP_CVT_RTE,
+      /* Float to integer truncates (OpenCL's default), so does f2f16_rtz;
+       * the rest rounds to nearest even.  8/16-bit values are extended in
+       * their registers by their type, f16 sits in the low half. */
+      I = weft_ir_emit(ctx->ir, rtz ? WEFT_OP_CVT_RTZ : WEFT_OP_CVT_RTE,
                        weft_type(dbits, dk), weft_type(sbits, sk));
       weft_ir_set(I, WEFT_IR_D, weft_def(ctx, &alu->def, 0));
       weft_ir_set(I, WEFT_IR_A, weft_src(ctx, alu->src[0].src, alu->src[0].swizzle[0]));

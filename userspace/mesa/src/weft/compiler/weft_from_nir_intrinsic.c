@@ -203,7 +203,13 @@ weft_emit_intrinsic(struct weft_ctx *ctx, nir_intrinsic_instr *intr)
       sysval = "num_groups";
       break;
    case nir_intrinsic_load_workgroup_size:
+      sysval = "local_size";
+      break;
+   case nir_intrinsic_load_enqueued_workgroup_size:
       sysval = "enqueued_local_size";
+      break;
+   case nir_intrinsic_load_global_size:
+      sysval = "global_size";
       break;
    case nir_intrinsic_load_local_invocation_index:
       weft_emit_s2r(ctx, weft_def(ctx, &intr->def, 0), intr->def.bit_size, "local_linear_id");
@@ -218,6 +224,9 @@ weft_emit_intrinsic(struct weft_ctx *ctx, nir_intrinsic_instr *intr)
       weft_emit_s2r(ctx, weft_def(ctx, &intr->def, 0), intr->def.bit_size, "num_subgroups");
       return;
    case nir_intrinsic_load_subgroup_size:
+      weft_emit_s2r(ctx, weft_def(ctx, &intr->def, 0), intr->def.bit_size, "subgroup_size");
+      return;
+   case nir_intrinsic_load_max_subgroup_size:
       weft_emit_s2r(ctx, weft_def(ctx, &intr->def, 0), intr->def.bit_size, "max_subgroup_size");
       return;
    case nir_intrinsic_load_scratch:

@@ -55,6 +55,10 @@ weft_get_shader_param(struct pipe_screen *pscreen, enum pipe_shader_type shader,
       return 256;
    case PIPE_SHADER_CAP_INTEGERS:
       return 1;
+   /* The ISA has an f16 ALU (cvt, red/scan, loads and stores of halves;
+    * arithmetic runs in f32 and rounds once): cl_khr_fp16. */
+   case PIPE_SHADER_CAP_FP16:
+      return 1;
    case PIPE_SHADER_CAP_SUPPORTED_IRS:
       return 1 << PIPE_SHADER_IR_NIR;
    case PIPE_SHADER_CAP_MAX_SHADER_BUFFERS:
@@ -136,7 +140,7 @@ weft_finalize_nir(struct pipe_screen *pscreen, struct nir_shader *nir)
 {
    char *error = NULL;
 
-   weft_preprocess_nir(nir);
+   weft_preprocess_nir(nir, weft_screen(pscreen)->info.max_wg_size);
    weft_shader_destroy(weft_compile_nir(nir, &error));
    return error;
 }

@@ -1,0 +1,239 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Unit tests of weft_nir_lower_workgroup_collectives: build a kernel with
+ * nir_builder, run the pass, check the NIR it leaves.  (What the lowered
+ * code computes is checked on the device model by the OpenCL conformance
+ * suite, tests/conformance.)
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "compiler/glsl_types.h"
+#include "compiler/nir/nir_builder.h"
+
+#include "weft_nir_passes.h"
+
+static int passed, failed;
+
+#define CHECK(cond, ...)                                                      \
+   do {                                                                       \
+      if (!(cond)) {                                                          \
+         printf("        %s:%d: %s: ", __FILE__, __LINE__, #cond);            \
+         printf(__VA_ARGS__);                                                 \
+         printf("\n");                                                        \
+         ok = false;                                                          \
+      }                                                                       \
+   } while (0)
+
+static const nir_shader_compiler_options options = {
+   .has_enqueued_sysvals = true,
+   .has_workgroup_collectives = true,
+};
+
+struct census {
+   unsigned collectives, barriers, reduces, iscans, escans, read_invocations;
+   unsigned shared_accesses, shared_below; /* below the reserved slots */
+   unsigned max_subgroup_size_loads;
+   unsigned loops;
+};
+
+static struct census
+count(nir_shader *nir, unsigned slm_base)
+{
+   struct census c = { 0 };
+
+   nir_foreach_function_impl(impl, nir) {
+      nir_foreach_block(block, impl) {
+         nir_cf_node *parent = block->cf_node.parent;
+
+         if (parent->type == nir_cf_node_loop && nir_loop_first_block(nir_cf_node_as_loop(parent)) == block)
+            c.loops++;
+         nir_foreach_instr(instr, block) {
+            if (instr->type != nir_instr_type_intrinsic)
+               continue;
+            nir_intrinsic_instr *intr = nir_instr_as_intrinsic(instr);
+            switch (intr->intrinsic) {
+            case nir_intrinsic_workgroup_vote_any:
+            case nir_intrinsic_workgroup_vote_all:
+            case nir_intrinsic_workgroup_broadcast:
+            case nir_intrinsic_workgroup_reduce:
+            case nir_intrinsic_workgroup_inclusive_scan:
+            case nir_intrinsic_workgroup_exclusive_scan:
+               c.collectives++;
+               break;
+            case nir_intrinsic_barrier:
+               if (nir_intrinsic_execution_scope(intr) == SCOPE_WORKGROUP)
+                  c.barriers++;
+               break;
+            case nir_intrinsic_reduce: c.reduces++; break;
+            case nir_intrinsic_inclusive_scan: c.iscans++; break;
+            case nir_intrinsic_exclusive_scan: c.escans++; break;
+            case nir_intrinsic_read_invocation: c.read_invocations++; break;
+            case nir_intrinsic_load_max_subgroup_size: c.max_subgroup_size_loads++; break;
+            case nir_intrinsic_load_shared:
+            case nir_intrinsic_store_shared:
+               c.shared_accesses++;
+               if (nir_intrinsic_base(intr) < slm_base)
+                  c.shared_below++;
+               break;
+            default:
+               break;
+            }
+         }
+      }
+   }
+   return c;
+}
+
+/* A kernel of @size (0: variable) that stores @n collectives of the local
+ * linear id, built by @emit, and uses @user_shared bytes of its own. */
+typedef nir_def *(*emit_fn)(nir_builder *b, nir_def *x);
+
+static nir_shader *
+build(const char *name, unsigned size, unsigned user_shared, unsigned n, emit_fn emit,
+      unsigned bit_size)
+{
+   nir_builder b = nir_builder_init_simple_shader(MESA_SHADER_KERNEL, &options, "%s", name);
+   nir_def *x = nir_u2uN(&b, nir_load_local_invocation_index(&b), bit_size);
+   nir_def *addr = nir_imm_int64(&b, 0x10000);
+
+   b.shader->info.workgroup_size_variable = size == 0;
+   b.shader->info.workgroup_size[0] = size;
+   b.shader->info.workgroup_size[1] = size ? 1 : 0;
+   b.shader->info.workgroup_size[2] = size ? 1 : 0;
+   b.shader->info.shared_size = user_shared;
+   for (unsigned i = 0; i < n; i++) {
+      nir_def *r = emit(&b, x);
+      if (r->bit_size == 1)
+         r = nir_b2i32(&b, r);
+      nir_store_global(&b, addr, r->bit_size / 8, r, 1);
+   }
+   return b.shader;
+}
+
+static nir_def *emit_reduce_add(nir_builder *b, nir_def *x)
+{
+   return nir_workgroup_reduce(b, x, .reduction_op = nir_op_iadd);
+}
+
+static nir_def *emit_reduce_fmin(nir_builder *b, nir_def *x)
+{
+   return nir_workgroup_reduce(b, nir_u2f32(b, x), .reduction_op = nir_op_fmin);
+}
+
+static nir_def *emit_iscan_umax(nir_builder *b, nir_def *x)
+{
+   return nir_workgroup_inclusive_scan(b, x, .reduction_op = nir_op_umax);
+}
+
+static nir_def *emit_escan_imin(nir_builder *b, nir_def *x)
+{
+   return nir_workgroup_exclusive_scan(b, x, .reduction_op = nir_op_imin);
+}
+
+static nir_def *emit_broadcast(nir_builder *b, nir_def *x)
+{
+   return nir_workgroup_broadcast(b, x, nir_imm_ivec3(b, 3, 1, 0));
+}
+
+static nir_def *emit_any(nir_builder *b, nir_def *x)
+{
+   return nir_workgroup_vote_any(b, 1, nir_ieq_imm(b, x, 5));
+}
+
+static nir_def *emit_all(nir_builder *b, nir_def *x)
+{
+   return nir_workgroup_vote_all(b, 1, nir_ine_imm(b, x, 5));
+}
+
+static nir_def *emit_subgroup_reduce(nir_builder *b, nir_def *x)
+{
+   return nir_reduce(b, x, .reduction_op = nir_op_iadd);
+}
+
+struct expect {
+   unsigned reduces, iscans, escans, read_invocations, max_subgroup_size_loads;
+};
+
+static void
+check(const char *name, unsigned size, unsigned required_simd, unsigned user_shared, unsigned n,
+      emit_fn emit, unsigned bit_size, unsigned expect_shared, struct expect e)
+{
+   nir_shader *nir = build(name, size, user_shared, n, emit, bit_size);
+   bool ok = true;
+
+   if (required_simd)
+      nir->info.subgroup_size = (enum gl_subgroup_size)required_simd;
+   nir_validate_shader(nir, "before");
+   bool progress = weft_nir_lower_workgroup_collectives(nir, 1024);
+   nir_validate_shader(nir, "after weft_nir_lower_workgroup_collectives");
+
+   unsigned slm_base = ALIGN(user_shared, 8);
+   struct census c = count(nir, slm_base);
+
+   CHECK(progress == (n > 0 && emit != emit_subgroup_reduce), "progress %d", progress);
+   CHECK(c.collectives == 0, "%u work-group intrinsics left", c.collectives);
+   CHECK(nir->info.shared_size == expect_shared, "shared_size %u, want %u",
+         nir->info.shared_size, expect_shared);
+   if (emit != emit_subgroup_reduce) {
+      /* One barrier before the slots are written, one after. */
+      CHECK(c.barriers == 2 * n, "%u barriers for %u collectives", c.barriers, n);
+      unsigned loops = emit == emit_broadcast ? 0 : n;
+      CHECK(c.loops == loops, "%u slot loops, want %u", c.loops, loops);
+      CHECK(c.shared_accesses == 2 * n, "%u shared accesses", c.shared_accesses);
+   }
+   CHECK(c.shared_below == 0, "%u shared accesses overlap the kernel's own", c.shared_below);
+   CHECK(c.reduces == e.reduces * n, "%u sub-group reductions, want %u", c.reduces, e.reduces * n);
+   CHECK(c.iscans == e.iscans * n, "%u inclusive scans", c.iscans);
+   CHECK(c.escans == e.escans * n, "%u exclusive scans", c.escans);
+   CHECK(c.read_invocations == e.read_invocations * n, "%u read_invocations", c.read_invocations);
+   CHECK(c.max_subgroup_size_loads == e.max_subgroup_size_loads * n, "%u max sub-group size loads",
+         c.max_subgroup_size_loads);
+
+   printf("%-7s %s\n", ok ? "ok" : "FAILED", name);
+   if (ok)
+      passed++;
+   else
+      failed++;
+   ralloc_free(nir);
+}
+
+int
+main(void)
+{
+   glsl_type_singleton_init_or_ref();
+
+   /* Variable size: 1024 work-items at SIMD 8 are 128 slots of 8 bytes,
+    * after the kernel's 20 bytes rounded up to 24. */
+   check("reduce-add-variable-size", 0, 0, 20, 1, emit_reduce_add, 32, 24 + 128 * 8,
+         (struct expect){ .reduces = 2 });
+   check("reduce-add-u64", 0, 0, 0, 1, emit_reduce_add, 64, 128 * 8,
+         (struct expect){ .reduces = 2 });
+   check("reduce-fmin", 0, 0, 0, 1, emit_reduce_fmin, 32, 128 * 8,
+         (struct expect){ .reduces = 2 });
+   /* A fixed size of 64 at a required SIMD 16: 4 slots. */
+   check("reduce-fixed-size-simd16", 64, 16, 4, 1, emit_reduce_add, 32, 8 + 4 * 8,
+         (struct expect){ .reduces = 2 });
+   /* 100 work-items at SIMD 32: 4 sub-groups, the last partial. */
+   check("reduce-fixed-size-partial", 100, 32, 0, 1, emit_reduce_add, 32, 4 * 8,
+         (struct expect){ .reduces = 2 });
+   check("scan-inclusive-umax", 0, 0, 0, 1, emit_iscan_umax, 32, 128 * 8,
+         (struct expect){ .reduces = 2, .iscans = 1 });
+   check("scan-exclusive-imin", 0, 0, 0, 1, emit_escan_imin, 64, 128 * 8,
+         (struct expect){ .reduces = 2, .escans = 1 });
+   check("broadcast", 0, 0, 0, 1, emit_broadcast, 32, 128 * 8,
+         (struct expect){ .read_invocations = 1, .max_subgroup_size_loads = 1 });
+   check("any", 0, 0, 0, 1, emit_any, 32, 128 * 8, (struct expect){ .reduces = 2 });
+   check("all", 0, 0, 0, 1, emit_all, 32, 128 * 8, (struct expect){ .reduces = 2 });
+   /* Three collectives share the slots, each fenced by its own barriers. */
+   check("three-reductions-share-slots", 0, 0, 16, 3, emit_reduce_add, 32, 16 + 128 * 8,
+         (struct expect){ .reduces = 2 });
+   /* Sub-group operations and kernels without collectives are left alone. */
+   check("subgroup-reduce-untouched", 0, 0, 12, 1, emit_subgroup_reduce, 32, 12,
+         (struct expect){ .reduces = 1 });
+   check("no-collectives", 0, 0, 12, 0, emit_reduce_add, 32, 12, (struct expect){ 0 });
+
+   glsl_type_singleton_decref();
+   printf("%d passed, %d failed\n", passed, failed);
+   return failed ? 1 : 0;
+}
