@@ -24,6 +24,10 @@
  * working on the copy; on weft.ko it would stay shared with the parent.
  *
  * Usage: LD_PRELOAD=libweft_drm_shim.so RUSTICL_ENABLE=weft clinfo
+ *
+ * WEFT_SHIM_WATCHDOG=N: the model's watchdog, in sub-group instructions per
+ * dispatch (the default is the hardware's), so tests of runaway kernels end
+ * in seconds.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -544,6 +548,8 @@ model_start(void)
       .mem_size = SHIM_MEM_SIZE,
    };
 
+   if (getenv("WEFT_SHIM_WATCHDOG"))
+      cfg.watchdog = strtoull(getenv("WEFT_SHIM_WATCHDOG"), NULL, 0);
    shim.model = weft_model_create(&cfg);
    if (!shim.model)
       return "the device model does not start";

@@ -158,8 +158,12 @@ weft_launch_grid(struct pipe_context *pctx, const struct pipe_grid_info *info)
    b[n++] = (uint32_t)args;
    b[n++] = (uint32_t)(args >> 32);
    b[n++] = cs->shader->simd;
-   for (unsigned i = 0; i < 3; i++)
-      b[n++] = info->grid[i] * info->block[i];
+   /* A non-uniform NDRange: the device runs the last work-group of a
+    * dimension with the remainder (last_block) as its actual size. */
+   for (unsigned i = 0; i < 3; i++) {
+      b[n++] = info->last_block[i] ? (info->grid[i] - 1) * info->block[i] + info->last_block[i]
+                                   : info->grid[i] * info->block[i];
+   }
    for (unsigned i = 0; i < 3; i++)
       b[n++] = info->block[i];
    b[n++] = 0;
@@ -317,6 +321,20 @@ weft_set_shader_images(struct pipe_context *pctx, enum pipe_shader_type shader,
 {
 }
 
+/* Rusticl asks after waiting for its flush: a job of this context that the
+ * device stopped (watchdog, fault, bad instruction) puts the queue's events
+ * into an error state; other contexts, with queues of their own, go on. */
+static enum pipe_reset_status
+weft_get_device_reset_status(struct pipe_context *pctx)
+{
+   struct weft_context *ctx = weft_context(pctx);
+
+   if (ctx->last && weft_fence_wait(weft_screen(pctx->screen), ctx->last, 0) &&
+       ctx->last->error)
+      ctx->guilty = true;
+   return ctx->guilty ? PIPE_GUILTY_CONTEXT_RESET : PIPE_NO_RESET;
+}
+
 static void
 weft_context_destroy(struct pipe_context *pctx)
 {
@@ -369,6 +387,7 @@ weft_context_create(struct pipe_screen *pscreen, void *priv, unsigned flags)
    p->set_sampler_views = weft_set_sampler_views;
    p->sampler_view_destroy = weft_sampler_view_destroy;
    p->set_shader_images = weft_set_shader_images;
+   p->get_device_reset_status = weft_get_device_reset_status;
    weft_init_context_resource_functions(p);
    return p;
 }

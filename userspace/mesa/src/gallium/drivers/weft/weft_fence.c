@@ -58,8 +58,10 @@ weft_fence_wait(struct weft_screen *s, struct weft_fence *f, uint64_t timeout)
    int ret = weft_syncobj_wait(s->dev, f->syncobj, timeout);
    if (ret == -ETIME)
       return false;
-   if (ret)
+   if (ret) {
       mesa_loge("weft: job failed: %s", strerror(-ret));
+      f->error = ret;
+   }
    return true;
 }
 

@@ -40,6 +40,7 @@ struct weft_resource {
 struct weft_fence {
    struct pipe_reference reference;
    uint32_t syncobj;             /* 0: already signalled */
+   int error;                    /* the job's error once waited for (-errno), 0: none */
    /* buffers of the job (args, batch), freed once it signalled */
    struct util_dynarray bos;     /* struct weft_buffer_va */
 };
@@ -62,6 +63,7 @@ struct weft_context {
    void *cb0;
    unsigned cb0_size;
    struct weft_fence *last;      /* last submit of this context */
+   bool guilty;                  /* a job of this context failed (watchdog, fault) */
 };
 
 static inline struct weft_screen *
