@@ -66,6 +66,7 @@ mesa: hw
 
 cl: mesa
 	$(MAKE) -C userspace/cl BUILD=$(BUILD)/cl
+	$(MAKE) -C tests/conformance BUILD=$(BUILD)/conformance
 
 check: all
 	BUILD=$(BUILD) tests/run-all

@@ -150,6 +150,35 @@ static const char *source =
    "   out[i] = acc;\n"
    "}\n";
 
+/* The work-group collectives: each work-group keeps the multiples of 3 of
+ * its items, in order (an exclusive scan gives each its place), and counts,
+ * sums and takes the maximum of them (reductions); the sub-groups do the
+ * same for their own items.  Run over a global size that is no multiple
+ * of the local size, so the last work-group is smaller and its last
+ * sub-group partial. */
+static const char *wg_source =
+   "__kernel __attribute__((intel_reqd_sub_group_size(16)))\n"
+   "void wg_compact(__global const int *in, __global int *kept, __global int *stats,\n"
+   "                __global int *sg_stats)\n"
+   "{\n"
+   "   size_t i = get_global_id(0), g = get_group_id(0);\n"
+   "   int x = in[i], keep = x % 3 == 0;\n"
+   "   int pos = work_group_scan_exclusive_add(keep);\n"
+   "   int count = work_group_reduce_add(keep);\n"
+   "   int sum = work_group_reduce_add(keep ? x : 0);\n"
+   "   int mx = work_group_reduce_max(keep ? x : INT_MIN);\n"
+   "   if (keep)\n"
+   "      kept[g * get_enqueued_local_size(0) + pos] = x;\n"
+   "   if (get_local_id(0) == 0) {\n"
+   "      stats[4 * g + 0] = count;\n"
+   "      stats[4 * g + 1] = sum;\n"
+   "      stats[4 * g + 2] = mx;\n"
+   "      stats[4 * g + 3] = get_local_size(0);\n"
+   "   }\n"
+   "   sg_stats[2 * i + 0] = sub_group_scan_inclusive_add(keep) + 1000 * get_sub_group_size();\n"
+   "   sg_stats[2 * i + 1] = sub_group_reduce_min(x);\n"
+   "}\n";
+
 /* Sub-group builtins: built once per SIMD width (WEFT_SIMD at build time). */
 static const char *sg_source =
    "__kernel void sg_ops(__global const int *in, __global int *out)\n"
@@ -709,6 +738,52 @@ main(void)
       snprintf(what, sizeof(what), "sub-group long/double (SIMD %u)", simd);
       result(what, ok, ms);
       clReleaseProgram(sp);
+   }
+
+   /* work-group collectives: stream compaction with a scan, reductions */
+   {
+      enum { WN = 1000, WL = 96, WG = (WN + WL - 1) / WL };
+      static cl_int in[WN], kept[WG * WL], stats[WG * 4], sg[WN * 2];
+      const unsigned simd = 16;
+      cl_program wp = clCreateProgramWithSource(ctx, 1, &wg_source, NULL, &err);
+      CHECK(err, "clCreateProgramWithSource (work-groups)");
+      CHECK(clBuildProgram(wp, 1, &dev, "-cl-std=CL3.0", NULL, NULL), "clBuildProgram (work-groups)");
+      for (int i = 0; i < WN; i++)
+         in[i] = (int)((i * 2654435761u) >> 22) - 500;
+      struct arg args[] = { { in, sizeof(in) }, { NULL, sizeof(kept) }, { NULL, sizeof(stats) },
+                            { NULL, sizeof(sg) } };
+      double ms = run(ctx, q1, wp, "wg_compact", args, 4, WN, WL, 1, kept);
+      ms += run(ctx, q1, wp, "wg_compact", args, 4, WN, WL, 2, stats);
+      ms += run(ctx, q1, wp, "wg_compact", args, 4, WN, WL, 3, sg);
+      int ok = 1;
+      for (int g = 0; g < WG; g++) {
+         int n = WN - g * WL < WL ? WN - g * WL : WL, count = 0, sum = 0, mx = INT32_MIN;
+         for (int l = 0; l < n; l++) {
+            int x = in[g * WL + l];
+            if (x % 3 == 0) {
+               ok &= kept[g * WL + count] == x;
+               count++;
+               sum += x;
+               mx = x > mx ? x : mx;
+            }
+            /* the sub-group of l: its size, its scan up to l, its minimum */
+            int first = l / simd * simd, size = n - first < (int)simd ? n - first : (int)simd;
+            int scan = 0, mn = INT32_MAX;
+            for (int j = first; j < first + size; j++) {
+               int y = in[g * WL + j];
+               scan += j <= l && y % 3 == 0;
+               mn = y < mn ? y : mn;
+            }
+            ok &= sg[2 * (g * WL + l)] == scan + 1000 * size && sg[2 * (g * WL + l) + 1] == mn;
+         }
+         ok &= stats[4 * g] == count && stats[4 * g + 1] == sum && stats[4 * g + 2] == mx &&
+               stats[4 * g + 3] == n;
+      }
+      result("work-group scan/reduce: compaction", ok, ms);
+      printf("   %d items in work-groups of %d (the last of %d, its last sub-group of %d): "
+             "group 0 kept %d multiples of 3, sum %d, max %d\n", WN, WL, WN % WL, WN % WL % simd,
+             stats[0], stats[1], stats[2]);
+      clReleaseProgram(wp);
    }
 
    clReleaseProgram(prog);

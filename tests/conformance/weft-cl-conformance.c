@@ -1,0 +1,1168 @@
+// SPDX-License-Identifier: MIT
+/*
+ * weft-cl-conformance: the sub-group builtins of cl_khr_subgroups (and
+ * cl_khr_subgroup_extended_types) and every work-group collective of
+ * OpenCL C, through the ICD loader on the first GPU, on every type the
+ * specifications name, at SIMD 8, 16 and 32 (intel_reqd_sub_group_size),
+ * in 1D, 2D and 3D NDRanges of uniform work-groups, work-groups whose last
+ * sub-group is partial, and non-uniform NDRanges whose remainder
+ * work-groups are smaller.  Every output element is checked against a
+ * reference computed here in C.
+ *
+ * The kernels are generated from the type table (adding a type is one
+ * line), one program per SIMD width, one kernel per type computing every
+ * function of that type, so a few program builds cover the matrix.
+ *
+ *   weft-cl-conformance [--slice] [-v]
+ *
+ * --slice: SIMD 8, 16 and 32 in one shape (1D, partial last sub-group)
+ * for the VM tier: every function at least once per width.  Prints one
+ * line per case, the matrix's size and "N passed, M failed".
+ */
+#define CL_TARGET_OPENCL_VERSION 300
+#include <CL/cl.h>
+#include <CL/cl_ext.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+enum kind { SINT, UINT, FLT };
+
+struct type {
+   const char *name;
+   unsigned size;
+   enum kind kind;
+   bool work_group; /* the work-group collectives are defined on it */
+};
+
+/* The types of the specifications: sub-group functions on all of them
+ * (char/short through cl_khr_subgroup_extended_types), work-group
+ * collectives on 32/64-bit integers and the floats. */
+static const struct type types[] = {
+   {"char", 1, SINT, false},
+   {"uchar", 1, UINT, false},
+   {"short", 2, SINT, false},
+   {"ushort", 2, UINT, false},
+   {"int", 4, SINT, true},
+   {"uint", 4, UINT, true},
+   {"long", 8, SINT, true},
+   {"ulong", 8, UINT, true},
+   {"half", 2, FLT, true},
+   {"float", 4, FLT, true},
+   {"double", 8, FLT, true},
+};
+#define NUM_TYPES (sizeof(types) / sizeof(types[0]))
+
+/* The reductions and scans, in output order. */
+static const char *const ops[] = {"add", "min", "max"};
+static const char *const scans[] = {"reduce", "scan_inclusive", "scan_exclusive"};
+#define NUM_ARITH 9
+static const unsigned vec_sizes[] = {2, 3, 4, 8, 16};
+#define NUM_VEC (sizeof(vec_sizes) / sizeof(vec_sizes[0]))
+#define VEC_STRIDE 16
+
+/* Sub-group kernel outputs: 9 reductions/scans, broadcast. */
+#define SG_OUTS (NUM_ARITH + 1)
+/* Work-group kernel outputs: 9 reductions/scans, broadcast 1D, 2D, 3D. */
+#define WG_OUTS (NUM_ARITH + 3)
+/* The ids kernel: sub-group size, max size, count, enqueued count, id,
+ * local id, local size x/y/z, enqueued local size x/y/z. */
+#define IDS_OUTS 12
+/* The votes kernel: sub_group_all, _any, work_group_all, _any. */
+#define VOTE_OUTS 4
+
+struct shape {
+   const char *name;
+   unsigned dims;
+   size_t global[3], local[3];
+};
+
+/* 60 work-items leave a partial last sub-group at every width (60 = 7 * 8
+ * + 4 = 3 * 16 + 12 = 32 + 28); the non-uniform shapes have remainder
+ * work-groups, partial in their own way. */
+static const struct shape shapes[] = {
+   {"1d-uniform", 1, {256, 1, 1}, {64, 1, 1}},
+   {"1d-partial-sg", 1, {240, 1, 1}, {60, 1, 1}},
+   {"1d-non-uniform", 1, {250, 1, 1}, {64, 1, 1}},
+   {"2d-uniform", 2, {16, 16, 1}, {8, 8, 1}},
+   {"2d-partial-sg", 2, {20, 12, 1}, {10, 6, 1}},
+   {"2d-non-uniform", 2, {21, 13, 1}, {8, 8, 1}},
+   {"3d-uniform", 3, {8, 8, 8}, {4, 4, 4}},
+   {"3d-partial-sg", 3, {10, 8, 6}, {5, 4, 3}},
+   {"3d-non-uniform", 3, {9, 7, 6}, {4, 4, 4}},
+   /* The largest work-group, uniform and with a remainder of 476 = 14 * 32
+    * + 28 work-items. */
+   {"1d-max", 1, {2048, 1, 1}, {1024, 1, 1}},
+   {"1d-max-non-uniform", 1, {1500, 1, 1}, {1024, 1, 1}},
+};
+#define NUM_SHAPES (sizeof(shapes) / sizeof(shapes[0]))
+
+static int passed, failed, verbose;
+/* The -cl-std of the program, when not the default CL3.0. */
+static const char *std_tag = "";
+static unsigned long long cases_in_matrix;
+
+/* --- Values ------------------------------------------------------------ */
+
+static double
+half_to_double(uint16_t h)
+{
+   _Float16 f;
+   memcpy(&f, &h, 2);
+   return f;
+}
+
+static uint16_t
+double_to_half(double d)
+{
+   _Float16 f = (_Float16)d;
+   uint16_t h;
+   memcpy(&h, &f, 2);
+   return h;
+}
+
+/* Element i of a buffer of @t as a double (floats) or as 64-bit bits. */
+static double
+get_f(const struct type *t, const void *p, size_t i)
+{
+   switch (t->size) {
+   case 2: return half_to_double(((const uint16_t *)p)[i]);
+   case 4: return ((const float *)p)[i];
+   default: return ((const double *)p)[i];
+   }
+}
+
+static void
+set_f(const struct type *t, void *p, size_t i, double v)
+{
+   switch (t->size) {
+   case 2: ((uint16_t *)p)[i] = double_to_half(v); break;
+   case 4: ((float *)p)[i] = (float)v; break;
+   default: ((double *)p)[i] = v; break;
+   }
+}
+
+static int64_t
+get_i(const struct type *t, const void *p, size_t i)
+{
+   switch (t->size) {
+   case 1: return t->kind == SINT ? ((const int8_t *)p)[i] : ((const uint8_t *)p)[i];
+   case 2: return t->kind == SINT ? ((const int16_t *)p)[i] : ((const uint16_t *)p)[i];
+   case 4: return t->kind == SINT ? (int64_t)((const int32_t *)p)[i] : (int64_t)((const uint32_t *)p)[i];
+   default: return ((const int64_t *)p)[i];
+   }
+}
+
+/* @v truncated to the type, as the type's value (sign- or zero-extended). */
+static int64_t
+wrap_i(const struct type *t, int64_t v)
+{
+   uint64_t m = t->size == 8 ? ~0ull : (1ull << (8 * t->size)) - 1;
+   uint64_t u = (uint64_t)v & m;
+
+   if (t->kind == SINT && t->size < 8 && (u >> (8 * t->size - 1)))
+      u |= ~m;
+   return (int64_t)u;
+}
+
+static void
+set_i(const struct type *t, void *p, size_t i, int64_t v)
+{
+   memcpy((char *)p + i * t->size, &v, t->size);
+}
+
+/* min/max in the type's order (unsigned 64-bit compares as unsigned). */
+static int64_t
+min_i(const struct type *t, int64_t a, int64_t b)
+{
+   if (t->kind == UINT && t->size == 8)
+      return (uint64_t)a < (uint64_t)b ? a : b;
+   return a < b ? a : b;
+}
+
+static int64_t
+max_i(const struct type *t, int64_t a, int64_t b)
+{
+   if (t->kind == UINT && t->size == 8)
+      return (uint64_t)a > (uint64_t)b ? a : b;
+   return a > b ? a : b;
+}
+
+static int64_t
+identity_i(const struct type *t, unsigned op)
+{
+   unsigned bits = 8 * t->size;
+
+   if (op == 0)
+      return 0;
+   if (t->kind == UINT)
+      return op == 1 ? wrap_i(t, -1) : 0;
+   if (op == 1)
+      return bits == 64 ? INT64_MAX : (int64_t)((1ull << (bits - 1)) - 1);
+   return bits == 64 ? INT64_MIN : -(int64_t)(1ull << (bits - 1));
+}
+
+static double
+unit_roundoff(const struct type *t)
+{
+   return t->size == 2 ? ldexp(1, -11) : t->size == 4 ? ldexp(1, -24) : ldexp(1, -53);
+}
+
+/* Deterministic inputs: integers over the whole range of the type (so sums
+ * wrap); float and double k/64 for |k| <= 1000, half the integers -2..2.
+ * Every partial sum of up to 1024 of them is then exact in its type (at
+ * most 2^16 multiples of 2^-6 for float, 2048 for half), so the checks'
+ * tolerance, which holds for any order of additions, is a bound the
+ * results meet with room to spare; a wrong or missing term still shows. */
+static uint64_t
+mix(uint64_t x)
+{
+   x ^= x >> 33;
+   x *= 0xff51afd7ed558ccdull;
+   x ^= x >> 33;
+   x *= 0xc4ceb9fe1a85ec53ull;
+   return x ^ (x >> 33);
+}
+
+static void
+fill(const struct type *t, void *p, size_t n, uint64_t seed)
+{
+   for (size_t i = 0; i < n; i++) {
+      uint64_t r = mix(seed * 1000003 + i);
+      if (t->kind == FLT && t->size == 2)
+         set_f(t, p, i, (double)(r % 5) - 2.0);
+      else if (t->kind == FLT)
+         set_f(t, p, i, ((double)(r % 2001) - 1000.0) / 64.0);
+      else
+         set_i(t, p, i, (int64_t)r);
+   }
+}
+
+/* --- The work-groups of a shape ----------------------------------------- */
+
+struct item {
+   size_t global_linear; /* index into the buffers */
+   unsigned group_linear;
+   unsigned lsize[3], lid[3], local_linear, n_local;
+   unsigned sg, lane, sg_size, n_sg;
+   unsigned enq_lsize[3];
+};
+
+static size_t
+num_groups(const struct shape *s, unsigned d)
+{
+   return (s->global[d] + s->local[d] - 1) / s->local[d];
+}
+
+static size_t
+total_items(const struct shape *s)
+{
+   return s->global[0] * s->global[1] * s->global[2];
+}
+
+/* Calls @fn for each work-group with its items in local linear order. */
+typedef void (*group_fn)(const struct item *items, unsigned n, void *data);
+
+static void
+for_each_group(const struct shape *s, unsigned simd, group_fn fn, void *data)
+{
+   static struct item items[1024];
+
+   for (size_t gz = 0; gz < num_groups(s, 2); gz++)
+   for (size_t gy = 0; gy < num_groups(s, 1); gy++)
+   for (size_t gx = 0; gx < num_groups(s, 0); gx++) {
+      size_t g[3] = {gx, gy, gz};
+      unsigned ls[3], n = 0;
+
+      for (unsigned d = 0; d < 3; d++) {
+         size_t left = s->global[d] - g[d] * s->local[d];
+         ls[d] = left < s->local[d] ? left : s->local[d];
+      }
+      unsigned count = ls[0] * ls[1] * ls[2];
+      for (unsigned z = 0; z < ls[2]; z++)
+      for (unsigned y = 0; y < ls[1]; y++)
+      for (unsigned x = 0; x < ls[0]; x++) {
+         struct item *it = &items[n];
+         size_t gid[3] = {g[0] * s->local[0] + x, g[1] * s->local[1] + y,
+                          g[2] * s->local[2] + z};
+
+         it->global_linear = gid[0] + gid[1] * s->global[0] +
+                             gid[2] * s->global[0] * s->global[1];
+         it->group_linear = gx + gy * num_groups(s, 0) + gz * num_groups(s, 0) * num_groups(s, 1);
+         memcpy(it->lsize, ls, sizeof(ls));
+         it->lid[0] = x, it->lid[1] = y, it->lid[2] = z;
+         it->local_linear = n;
+         it->n_local = count;
+         it->sg = n / simd;
+         it->lane = n % simd;
+         it->sg_size = count - it->sg * simd < simd ? count - it->sg * simd : simd;
+         it->n_sg = (count + simd - 1) / simd;
+         for (unsigned d = 0; d < 3; d++)
+            it->enq_lsize[d] = s->local[d];
+         n++;
+      }
+      fn(items, n, data);
+   }
+}
+
+/* --- The kernels --------------------------------------------------------- */
+
+static char *
+append(char *src, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#include <stdarg.h>
+static char *
+append(char *src, const char *fmt, ...)
+{
+   va_list ap;
+   size_t len = src ? strlen(src) : 0;
+   char buf[4096];
+
+   va_start(ap, fmt);
+   vsnprintf(buf, sizeof(buf), fmt, ap);
+   va_end(ap);
+   src = realloc(src, len + strlen(buf) + 1);
+   strcpy(src + len, buf);
+   return src;
+}
+
+/* The broadcast lane of a sub-group and the broadcast work-item of a
+ * work-group: uniform, inside the actual sizes, varying between groups.
+ * The host computes the same. */
+#define SG_SRC_LANE "(get_group_id(0) * 7 + get_sub_group_id() * 3 + 1) % get_sub_group_size()"
+
+static unsigned
+sg_src_lane(const struct item *it, const struct shape *s)
+{
+   size_t gx = it->group_linear % num_groups(s, 0);
+   return (gx * 7 + it->sg * 3 + 1) % it->sg_size;
+}
+
+static unsigned
+wg_src(const struct item *it, unsigned d)
+{
+   return (it->group_linear * (5 + d) + 3 * d + 1) % it->lsize[d];
+}
+
+/* @subgroups: with the sub-group kernels (OpenCL C 3.0, or cl_khr_subgroups). */
+static char *
+kernel_source(bool subgroups)
+{
+   char *src = append(NULL,
+      "#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n"
+      "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"
+      "#define REQD __attribute__((intel_reqd_sub_group_size(SIMD)))\n"
+      "#define GID get_global_linear_id()\n"
+      "#define N (get_global_size(0) * get_global_size(1) * get_global_size(2))\n"
+      "#define SG_SRC_LANE %s\n"
+      "#define WG_SRC(d) (uint)((get_group_id(0) + get_group_id(1) * get_num_groups(0) + "
+      "get_group_id(2) * get_num_groups(0) * get_num_groups(1)) * (5 + d) + 3 * d + 1) %% "
+      "(uint)get_local_size(d)\n", SG_SRC_LANE);
+
+   for (unsigned t = 0; t < NUM_TYPES; t++) {
+      const char *T = types[t].name;
+
+      if (!subgroups)
+         goto work_group;
+      src = append(src, "__kernel REQD void sg_%s(__global const %s *in, __global %s *out)\n{\n"
+                        "   %s x = in[GID];\n", T, T, T, T);
+      for (unsigned s = 0; s < 3; s++)
+         for (unsigned o = 0; o < 3; o++)
+            src = append(src, "   out[%u * N + GID] = sub_group_%s_%s(x);\n", s * 3 + o,
+                         scans[s], ops[o]);
+      src = append(src, "   out[9 * N + GID] = sub_group_broadcast(x, SG_SRC_LANE);\n}\n");
+
+      src = append(src, "__kernel REQD void sgv_%s(__global const %s *in, __global %s *out)\n{\n",
+                   T, T, T);
+      for (unsigned v = 0; v < NUM_VEC; v++) {
+         src = append(src, "   vstore%u(sub_group_broadcast(vload%u(0, in + GID * %u), SG_SRC_LANE), "
+                           "0, out + (%u * N + GID) * %u);\n", vec_sizes[v], vec_sizes[v],
+                      VEC_STRIDE, v, VEC_STRIDE);
+      }
+      src = append(src, "}\n");
+
+   work_group:
+      if (!types[t].work_group)
+         continue;
+      src = append(src, "__kernel REQD void wg_%s(__global const %s *in, __global %s *out)\n{\n"
+                        "   %s x = in[GID];\n", T, T, T, T);
+      for (unsigned s = 0; s < 3; s++)
+         for (unsigned o = 0; o < 3; o++)
+            src = append(src, "   out[%u * N + GID] = work_group_%s_%s(x);\n", s * 3 + o,
+                         scans[s], ops[o]);
+      src = append(src,
+                   "   out[9 * N + GID] = work_group_broadcast(x, WG_SRC(0));\n"
+                   "   out[10 * N + GID] = work_group_broadcast(x, WG_SRC(0), WG_SRC(1));\n"
+                   "   out[11 * N + GID] = work_group_broadcast(x, WG_SRC(0), WG_SRC(1), WG_SRC(2));\n"
+                   "}\n");
+   }
+   if (!subgroups)
+      return src;
+   src = append(src,
+      "__kernel REQD void ids(__global uint *out)\n{\n"
+      "   uint v[%u] = { get_sub_group_size(), get_max_sub_group_size(), get_num_sub_groups(),\n"
+      "      get_enqueued_num_sub_groups(), get_sub_group_id(), get_sub_group_local_id(),\n"
+      "      get_local_size(0), get_local_size(1), get_local_size(2),\n"
+      "      get_enqueued_local_size(0), get_enqueued_local_size(1), get_enqueued_local_size(2) };\n"
+      "   for (int i = 0; i < %u; i++)\n"
+      "      out[i * N + GID] = v[i];\n}\n", IDS_OUTS, IDS_OUTS);
+   src = append(src,
+      "__kernel REQD void votes(__global const int *flag, __global int *out)\n{\n"
+      "   int f = flag[GID];\n"
+      "   out[0 * N + GID] = sub_group_all(f) != 0;\n"
+      "   out[1 * N + GID] = sub_group_any(f) != 0;\n"
+      "   out[2 * N + GID] = work_group_all(f) != 0;\n"
+      "   out[3 * N + GID] = work_group_any(f) != 0;\n}\n");
+   return src;
+}
+
+/* --- Checking ------------------------------------------------------------ */
+
+struct check {
+   const struct type *t;
+   const struct shape *shape;
+   const void *in, *out;
+   size_t n;
+   unsigned out_index; /* which output array */
+   unsigned kind;      /* what to check, below */
+   unsigned bad, first_bad_index;
+   double first_got, first_want;
+   int64_t first_got_i, first_want_i;
+};
+
+enum { CK_ARITH, CK_SG_BCAST, CK_WG_BCAST, CK_VEC_BCAST };
+
+static void
+note_bad(struct check *c, size_t idx, double got, double want, int64_t gi, int64_t wi)
+{
+   if (!c->bad++) {
+      c->first_bad_index = idx;
+      c->first_got = got, c->first_want = want;
+      c->first_got_i = gi, c->first_want_i = wi;
+   }
+}
+
+/* The items [first, first + n) in lane or local order: one reduction/scan
+ * group (a sub-group or a work-group). */
+static void
+check_arith(struct check *c, const struct item *it, unsigned n)
+{
+   const struct type *t = c->t;
+   unsigned scan = c->out_index / 3, op = c->out_index % 3;
+   const char *outp = (const char *)c->out + (size_t)c->out_index * c->n * t->size;
+
+   if (t->kind == FLT) {
+      /* The reference in long double, with the sum of magnitudes for the
+       * bound: any order of n - 1 additions in the type is within
+       * (n - 1) * u * sum|x_i| of the exact sum (Higham, Accuracy and
+       * Stability of Numerical Algorithms, 4.2), plus half an ulp for
+       * the rounding of the result.  min and max are exact. */
+      long double acc = 0, mag = 0;
+      double m = op == 1 ? INFINITY : -INFINITY;
+      for (unsigned i = 0; i < n; i++) {
+         double x = get_f(t, c->in, it[i].global_linear);
+         double want;
+         unsigned terms = scan == 2 ? i : i + 1;
+         long double acc_before = acc, mag_before = mag;
+         double m_before = m;
+
+         acc += x, mag += fabs(x);
+         m = op == 1 ? fmin(m, x) : fmax(m, x);
+         if (scan == 0)
+            continue;
+         if (op == 0) {
+            long double a = scan == 2 ? acc_before : acc, g = scan == 2 ? mag_before : mag;
+            double got = get_f(t, outp, it[i].global_linear);
+            double tol = (terms > 1 ? (terms - 1) : 0) * unit_roundoff(t) * (double)g +
+                         unit_roundoff(t) * fabs((double)a);
+            if (!(fabs(got - (double)a) <= tol))
+               note_bad(c, it[i].global_linear, got, (double)a, 0, 0);
+         } else {
+            want = scan == 2 ? m_before : m;
+            double got = get_f(t, outp, it[i].global_linear);
+            if (!(got == want))
+               note_bad(c, it[i].global_linear, got, want, 0, 0);
+         }
+      }
+      if (scan == 0) {
+         for (unsigned i = 0; i < n; i++) {
+            double got = get_f(t, outp, it[i].global_linear);
+            if (op == 0) {
+               double tol = (n - 1) * unit_roundoff(t) * (double)mag +
+                            unit_roundoff(t) * fabs((double)acc);
+               if (!(fabs(got - (double)acc) <= tol))
+                  note_bad(c, it[i].global_linear, got, (double)acc, 0, 0);
+            } else if (!(got == m)) {
+               note_bad(c, it[i].global_linear, got, m, 0, 0);
+            }
+         }
+      }
+      return;
+   }
+
+   int64_t acc = identity_i(t, op);
+   for (unsigned pass = 0; pass < (scan == 0 ? 2 : 1); pass++) {
+      if (pass == 1) {
+         for (unsigned i = 0; i < n; i++) {
+            int64_t got = get_i(t, outp, it[i].global_linear);
+            if (got != acc)
+               note_bad(c, it[i].global_linear, 0, 0, got, acc);
+         }
+         break;
+      }
+      for (unsigned i = 0; i < n; i++) {
+         int64_t x = get_i(t, c->in, it[i].global_linear);
+         int64_t before = acc;
+         acc = op == 0 ? wrap_i(t, (int64_t)((uint64_t)acc + (uint64_t)x))
+             : op == 1 ? min_i(t, acc, x) : max_i(t, acc, x);
+         if (scan == 0)
+            continue;
+         int64_t want = scan == 2 ? before : acc;
+         int64_t got = get_i(t, outp, it[i].global_linear);
+         if (got != want)
+            note_bad(c, it[i].global_linear, 0, 0, got, want);
+      }
+   }
+}
+
+static bool
+same_bits(const struct type *t, const void *a, size_t ia, const void *b, size_t ib)
+{
+   return !memcmp((const char *)a + ia * t->size, (const char *)b + ib * t->size, t->size);
+}
+
+struct group_ctx {
+   struct check *c;
+   unsigned simd;
+};
+
+static void
+check_group(const struct item *items, unsigned n, void *data)
+{
+   struct group_ctx *g = data;
+   struct check *c = g->c;
+   const struct type *t = c->t;
+
+   switch (c->kind) {
+   case CK_ARITH:
+      if (c->out_index < NUM_ARITH && g->simd) {
+         for (unsigned first = 0; first < n; first += g->simd)
+            check_arith(c, items + first, items[first].sg_size);
+      } else {
+         check_arith(c, items, n);
+      }
+      return;
+   case CK_SG_BCAST: {
+      const char *outp = (const char *)c->out + (size_t)9 * c->n * t->size;
+      for (unsigned i = 0; i < n; i++) {
+         const struct item *src = &items[items[i].sg * g->simd + sg_src_lane(&items[i], c->shape)];
+         if (!same_bits(t, outp, items[i].global_linear, c->in, src->global_linear))
+            note_bad(c, items[i].global_linear, 0, 0, get_i(t, outp, items[i].global_linear),
+                     get_i(t, c->in, src->global_linear));
+      }
+      return;
+   }
+   case CK_VEC_BCAST: {
+      unsigned v = c->out_index, w = vec_sizes[v];
+      for (unsigned i = 0; i < n; i++) {
+         const struct item *src = &items[items[i].sg * g->simd + sg_src_lane(&items[i], c->shape)];
+         for (unsigned k = 0; k < w; k++) {
+            size_t o = ((size_t)v * c->n + items[i].global_linear) * VEC_STRIDE + k;
+            size_t s = src->global_linear * VEC_STRIDE + k;
+            if (!same_bits(t, c->out, o, c->in, s))
+               note_bad(c, items[i].global_linear, 0, 0, get_i(t, c->out, o), get_i(t, c->in, s));
+         }
+      }
+      return;
+   }
+   case CK_WG_BCAST: {
+      unsigned dims = c->out_index - 8; /* outputs 9, 10, 11: 1D, 2D, 3D */
+      const char *outp = (const char *)c->out + (size_t)c->out_index * c->n * t->size;
+      unsigned x = wg_src(&items[0], 0), y = dims > 1 ? wg_src(&items[0], 1) : 0,
+               z = dims > 2 ? wg_src(&items[0], 2) : 0;
+      const struct item *src = &items[x + y * items[0].lsize[0] +
+                                      z * items[0].lsize[0] * items[0].lsize[1]];
+      for (unsigned i = 0; i < n; i++) {
+         if (!same_bits(t, outp, items[i].global_linear, c->in, src->global_linear))
+            note_bad(c, items[i].global_linear, 0, 0, get_i(t, outp, items[i].global_linear),
+                     get_i(t, c->in, src->global_linear));
+      }
+      return;
+   }
+   }
+}
+
+static void
+report(bool ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void
+report(bool ok, const char *fmt, ...)
+{
+   va_list ap;
+
+   printf("%-7s ", ok ? "ok" : "FAILED");
+   va_start(ap, fmt);
+   vprintf(fmt, ap);
+   va_end(ap);
+   printf("%s\n", std_tag);
+   if (ok)
+      passed++;
+   else
+      failed++;
+}
+
+/* Checks @c over every group; @group_simd 0: the reductions and scans run
+ * over whole work-groups. */
+static void
+finish(struct check *c, unsigned simd, unsigned group_simd, const char *what)
+{
+   struct group_ctx g = {c, group_simd};
+
+   cases_in_matrix++;
+   for_each_group(c->shape, simd, check_group, &g);
+   if (!c->bad) {
+      report(true, "%s %s simd%u %s", what, c->t->name, simd, c->shape->name);
+   } else if (c->t->kind == FLT && c->kind == CK_ARITH) {
+      report(false, "%s %s simd%u %s: %u wrong, first at %u: %.9g, want %.9g", what, c->t->name,
+             simd, c->shape->name, c->bad, c->first_bad_index, c->first_got, c->first_want);
+   } else {
+      report(false, "%s %s simd%u %s: %u wrong, first at %u: 0x%" PRIx64 ", want 0x%" PRIx64,
+             what, c->t->name, simd, c->shape->name, c->bad, c->first_bad_index,
+             (uint64_t)c->first_got_i, (uint64_t)c->first_want_i);
+   }
+}
+
+/* --- Running --------------------------------------------------------------- */
+
+struct cl {
+   cl_context ctx;
+   cl_command_queue q;
+   cl_device_id dev;
+};
+
+#define CL_CHECK(call)                                                                  \
+   do {                                                                                 \
+      cl_int err_ = (call);                                                             \
+      if (err_ != CL_SUCCESS) {                                                         \
+         fprintf(stderr, "%s:%d: %s: %d\n", __FILE__, __LINE__, #call, err_);             \
+         return false;                                                                  \
+      }                                                                                 \
+   } while (0)
+
+/* Runs @kernel over @s with @in (bytes) and @out (bytes, zeroed); true when
+ * it ran. */
+static bool
+run(struct cl *cl, cl_program prog, const char *name, const struct shape *s, const void *in,
+    size_t in_bytes, void *out, size_t out_bytes)
+{
+   cl_int err;
+   cl_kernel k = clCreateKernel(prog, name, &err);
+   cl_mem bin = NULL, bout = NULL;
+   bool ok = false;
+
+   if (!k) {
+      fprintf(stderr, "clCreateKernel(%s): %d\n", name, err);
+      return false;
+   }
+   memset(out, 0xa5, out_bytes);
+   bout = clCreateBuffer(cl->ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, out_bytes, out, &err);
+   if (in)
+      bin = clCreateBuffer(cl->ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, in_bytes,
+                           (void *)in, &err);
+   if (!bout || (in && !bin))
+      goto out;
+   unsigned a = 0;
+   if (in && clSetKernelArg(k, a++, sizeof(bin), &bin))
+      goto out;
+   if (clSetKernelArg(k, a++, sizeof(bout), &bout))
+      goto out;
+   err = clEnqueueNDRangeKernel(cl->q, k, s->dims, NULL, s->global, s->local, 0, NULL, NULL);
+   if (err) {
+      fprintf(stderr, "clEnqueueNDRangeKernel(%s, %s): %d\n", name, s->name, err);
+      goto out;
+   }
+   err = clEnqueueReadBuffer(cl->q, bout, CL_TRUE, 0, out_bytes, out, 0, NULL, NULL);
+   ok = err == CL_SUCCESS;
+out:
+   if (bin)
+      clReleaseMemObject(bin);
+   if (bout)
+      clReleaseMemObject(bout);
+   clReleaseKernel(k);
+   return ok;
+}
+
+static void
+run_type(struct cl *cl, cl_program prog, unsigned simd, const struct shape *s,
+         const struct type *t, bool subgroups)
+{
+   size_t n = total_items(s);
+   char name[64], what[96];
+   void *in = calloc(n * VEC_STRIDE, t->size);
+   void *out = calloc(n * (NUM_VEC * VEC_STRIDE + WG_OUTS + SG_OUTS), t->size);
+   bool ran;
+
+   fill(t, in, n * VEC_STRIDE, simd * 131 + (uint64_t)(s - shapes) * 17 + (uint64_t)(t - types));
+
+   if (!subgroups)
+      goto work_group;
+   /* Sub-group reductions, scans and broadcast. */
+   snprintf(name, sizeof(name), "sg_%s", t->name);
+   ran = run(cl, prog, name, s, in, n * t->size, out, n * SG_OUTS * t->size);
+   for (unsigned o = 0; o < SG_OUTS; o++) {
+      struct check c = {t, s, in, out, n, o, o < NUM_ARITH ? CK_ARITH : CK_SG_BCAST};
+      if (o < NUM_ARITH)
+         snprintf(what, sizeof(what), "sub_group_%s_%s", scans[o / 3], ops[o % 3]);
+      else
+         snprintf(what, sizeof(what), "sub_group_broadcast");
+      if (!ran) {
+         cases_in_matrix++;
+         report(false, "%s %s simd%u %s: did not run", what, t->name, simd, s->name);
+         continue;
+      }
+      finish(&c, simd, simd, what);
+   }
+
+   /* Broadcast of the vector types. */
+   snprintf(name, sizeof(name), "sgv_%s", t->name);
+   ran = run(cl, prog, name, s, in, n * VEC_STRIDE * t->size, out,
+             n * NUM_VEC * VEC_STRIDE * t->size);
+   for (unsigned v = 0; v < NUM_VEC; v++) {
+      struct check c = {t, s, in, out, n, v, CK_VEC_BCAST};
+      snprintf(what, sizeof(what), "sub_group_broadcast(%s%u)", t->name, vec_sizes[v]);
+      if (!ran) {
+         cases_in_matrix++;
+         report(false, "%s simd%u %s: did not run", what, simd, s->name);
+         continue;
+      }
+      finish(&c, simd, simd, what);
+   }
+
+work_group:
+   if (t->work_group) {
+      snprintf(name, sizeof(name), "wg_%s", t->name);
+      ran = run(cl, prog, name, s, in, n * t->size, out, n * WG_OUTS * t->size);
+      for (unsigned o = 0; o < WG_OUTS; o++) {
+         struct check c = {t, s, in, out, n, o, o < NUM_ARITH ? CK_ARITH : CK_WG_BCAST};
+         if (o < NUM_ARITH)
+            snprintf(what, sizeof(what), "work_group_%s_%s", scans[o / 3], ops[o % 3]);
+         else
+            snprintf(what, sizeof(what), "work_group_broadcast-%ud", o - 8);
+         if (!ran) {
+            cases_in_matrix++;
+            report(false, "%s %s simd%u %s: did not run", what, t->name, simd, s->name);
+            continue;
+         }
+         finish(&c, simd, o < NUM_ARITH ? 0 : simd, what);
+      }
+   }
+   free(in);
+   free(out);
+}
+
+struct ids_ctx {
+   const uint32_t *out;
+   size_t n;
+   unsigned simd;
+   unsigned bad;
+   char first[160];
+};
+
+static void
+check_ids_group(const struct item *items, unsigned n, void *data)
+{
+   struct ids_ctx *x = data;
+
+   for (unsigned i = 0; i < n; i++) {
+      const struct item *it = &items[i];
+      unsigned enq = it->enq_lsize[0] * it->enq_lsize[1] * it->enq_lsize[2];
+      uint32_t want[IDS_OUTS] = {it->sg_size, 0, it->n_sg, 0, it->sg, it->lane,
+                                 it->lsize[0], it->lsize[1], it->lsize[2],
+                                 it->enq_lsize[0], it->enq_lsize[1], it->enq_lsize[2]};
+      /* The width, checked against the required one in run_ids. */
+      want[1] = x->simd;
+      want[3] = (enq + want[1] - 1) / want[1];
+      for (unsigned k = 0; k < IDS_OUTS; k++) {
+         uint32_t got = x->out[k * x->n + it->global_linear];
+         if (got != want[k] && !x->bad++)
+            snprintf(x->first, sizeof(x->first), "value %u of item %zu: %u, want %u", k,
+                     it->global_linear, got, want[k]);
+      }
+   }
+}
+
+static void
+run_ids(struct cl *cl, cl_program prog, unsigned simd, const struct shape *s)
+{
+   size_t n = total_items(s);
+   uint32_t *out = calloc(n * IDS_OUTS, 4);
+   struct ids_ctx x = {out, n, simd};
+
+   cases_in_matrix++;
+   if (!run(cl, prog, "ids", s, NULL, 0, out, n * IDS_OUTS * 4)) {
+      report(false, "sub-group-and-local-ids simd%u %s: did not run", simd, s->name);
+      free(out);
+      return;
+   }
+   for_each_group(s, simd, check_ids_group, &x);
+   if (x.bad)
+      report(false, "sub-group-and-local-ids simd%u %s: %u wrong, first %s", simd, s->name,
+             x.bad, x.first);
+   else
+      report(true, "sub-group-and-local-ids simd%u %s", simd, s->name);
+   free(out);
+}
+
+struct vote_ctx {
+   const int32_t *flag, *out;
+   size_t n;
+   unsigned simd, bad[VOTE_OUTS];
+};
+
+static void
+check_votes_group(const struct item *items, unsigned n, void *data)
+{
+   struct vote_ctx *v = data;
+   int wg_all = 1, wg_any = 0;
+
+   for (unsigned i = 0; i < n; i++) {
+      wg_all &= v->flag[items[i].global_linear] != 0;
+      wg_any |= v->flag[items[i].global_linear] != 0;
+   }
+   for (unsigned first = 0; first < n; first += v->simd) {
+      int all = 1, any = 0;
+      for (unsigned i = first; i < first + items[first].sg_size; i++) {
+         all &= v->flag[items[i].global_linear] != 0;
+         any |= v->flag[items[i].global_linear] != 0;
+      }
+      for (unsigned i = first; i < first + items[first].sg_size; i++) {
+         int want[VOTE_OUTS] = {all, any, wg_all, wg_any};
+         for (unsigned k = 0; k < VOTE_OUTS; k++)
+            v->bad[k] += v->out[k * v->n + items[i].global_linear] != want[k];
+      }
+   }
+}
+
+/* Flags per group: all set, none, one, all but one, so every vote sees
+ * both answers. */
+static void
+set_flags_group(const struct item *items, unsigned n, void *data)
+{
+   int32_t *flag = data;
+   unsigned pattern = items[0].group_linear % 4;
+
+   for (unsigned i = 0; i < n; i++) {
+      unsigned special = (items[0].group_linear * 13) % n;
+      int f = pattern == 0 ? 1 : pattern == 1 ? 0 : pattern == 2 ? i == special : i != special;
+      flag[items[i].global_linear] = f ? (int)(i * 2 + 1) : 0;
+   }
+}
+
+static void
+run_votes(struct cl *cl, cl_program prog, unsigned simd, const struct shape *s)
+{
+   static const char *const names[VOTE_OUTS] = {"sub_group_all", "sub_group_any",
+                                                "work_group_all", "work_group_any"};
+   size_t n = total_items(s);
+   int32_t *flag = calloc(n, 4), *out = calloc(n * VOTE_OUTS, 4);
+   struct vote_ctx v = {flag, out, n, simd};
+   bool ran;
+
+   for_each_group(s, simd, set_flags_group, flag);
+   ran = run(cl, prog, "votes", s, flag, n * 4, out, n * VOTE_OUTS * 4);
+   if (ran)
+      for_each_group(s, simd, check_votes_group, &v);
+   for (unsigned k = 0; k < VOTE_OUTS; k++) {
+      cases_in_matrix++;
+      if (!ran)
+         report(false, "%s simd%u %s: did not run", names[k], simd, s->name);
+      else if (v.bad[k])
+         report(false, "%s simd%u %s: %u wrong", names[k], simd, s->name, v.bad[k]);
+      else
+         report(true, "%s simd%u %s", names[k], simd, s->name);
+   }
+   free(flag);
+   free(out);
+}
+
+static cl_program
+build(struct cl *cl, const char *src, unsigned simd, const char *std)
+{
+   char opts[128];
+   cl_int err;
+   cl_program p = clCreateProgramWithSource(cl->ctx, 1, &src, NULL, &err);
+
+   snprintf(opts, sizeof(opts), "-DSIMD=%u %s", simd, std);
+   if (!p)
+      return NULL;
+   err = clBuildProgram(p, 1, &cl->dev, opts, NULL, NULL);
+   if (err != CL_SUCCESS) {
+      char log[8192] = "";
+      clGetProgramBuildInfo(p, cl->dev, CL_PROGRAM_BUILD_LOG, sizeof(log) - 1, log, NULL);
+      fprintf(stderr, "clBuildProgram(%s): %d\n%s\n", opts, err, log);
+      clReleaseProgram(p);
+      return NULL;
+   }
+   return p;
+}
+
+static cl_program build(struct cl *cl, const char *src, unsigned simd, const char *std);
+
+/* --- Bad input ------------------------------------------------------------ */
+
+/* Undefined behaviour that must harm nothing else: sub-group 0 waits at a
+ * work-group barrier for the others, which spin on a flag it sets only
+ * after the barrier.  The device's watchdog ends the dispatch. */
+static const char *divergent_source =
+   "__kernel void divergent_barrier(__global int *out, __global volatile int *flag)\n"
+   "{\n"
+   "   if (get_sub_group_id() == 0) {\n"
+   "      int s = work_group_reduce_add(1);\n"
+   "      flag[0] = s;\n"
+   "   } else {\n"
+   "      while (flag[0] == 0)\n"
+   "         ;\n"
+   "   }\n"
+   "   out[get_global_id(0)] = 1;\n"
+   "}\n";
+
+static void
+run_bad_input(struct cl *cl, const char *src)
+{
+   static const struct shape s = {"1d-uniform", 1, {64, 1, 1}, {64, 1, 1}};
+   cl_int err, status = CL_COMPLETE;
+   cl_program p = build(cl, divergent_source, 16, "-cl-std=CL3.0");
+   cl_command_queue q = NULL, q2 = NULL;
+   cl_kernel k = NULL;
+   cl_mem out = NULL, flag = NULL;
+   cl_event ev = NULL;
+   int zero[64] = {0};
+
+   if (p) {
+      k = clCreateKernel(p, "divergent_barrier", &err);
+      q = clCreateCommandQueueWithProperties(cl->ctx, cl->dev, NULL, &err);
+      out = clCreateBuffer(cl->ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof(zero), zero, &err);
+      flag = clCreateBuffer(cl->ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof(zero), zero, &err);
+   }
+   if (k && q && out && flag && !clSetKernelArg(k, 0, sizeof(out), &out) &&
+       !clSetKernelArg(k, 1, sizeof(flag), &flag) &&
+       !clEnqueueNDRangeKernel(q, k, 1, NULL, s.global, s.local, 0, NULL, &ev)) {
+      clFinish(q);
+      clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(status), &status, NULL);
+   }
+   cases_in_matrix++;
+   report(status < 0, "bad-input divergent-work-group-collective: the event reports %d", status);
+
+   /* A new queue runs correctly afterwards (the whole int matrix row). */
+   q2 = clCreateCommandQueueWithProperties(cl->ctx, cl->dev, NULL, &err);
+   if (q2) {
+      struct cl other = {cl->ctx, q2, cl->dev};
+      cl_program good = build(&other, src, 16, "-cl-std=CL3.0");
+      if (good) {
+         run_type(&other, good, 16, &shapes[1], &types[4], true);
+         clReleaseProgram(good);
+      }
+      clReleaseCommandQueue(q2);
+   }
+   if (ev)
+      clReleaseEvent(ev);
+   if (out)
+      clReleaseMemObject(out);
+   if (flag)
+      clReleaseMemObject(flag);
+   if (k)
+      clReleaseKernel(k);
+   if (q)
+      clReleaseCommandQueue(q);
+   if (p)
+      clReleaseProgram(p);
+}
+
+/* API misuse: the specification's error codes. */
+static void
+expect(cl_int got, cl_int want, const char *what)
+{
+   cases_in_matrix++;
+   report(got == want, "api %s: %d (want %d)", what, got, want);
+}
+
+static void
+run_api_misuse(struct cl *cl, const char *src)
+{
+   cl_program p = build(cl, src, 16, "-cl-std=CL3.0");
+   static const char *ids12 = "__kernel void ids(__global uint *out)\n"
+                              "{ out[get_global_id(0)] = get_local_size(0); }\n";
+   cl_program p12 = build(cl, ids12, 16, "-cl-std=CL1.2");
+   cl_int err;
+   size_t in[3] = {64, 1, 1}, outv[3], size;
+   cl_kernel k = p ? clCreateKernel(p, "ids", &err) : NULL;
+   cl_kernel k12 = p12 ? clCreateKernel(p12, "ids", &err) : NULL;
+   cl_mem buf = clCreateBuffer(cl->ctx, CL_MEM_READ_WRITE, 1 << 16, NULL, &err);
+   size_t gws = 100, lws = 64, big = 4096, wg2d[2] = {64, 32};
+
+   if (!k || !k12 || !buf) {
+      cases_in_matrix++;
+      report(false, "api: setup failed (%d)", err);
+      return;
+   }
+   clSetKernelArg(k, 0, sizeof(buf), &buf);
+   clSetKernelArg(k12, 0, sizeof(buf), &buf);
+   expect(clGetKernelSubGroupInfo(k, cl->dev, CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE,
+                                  sizeof(in), in, sizeof(outv[0]), outv, NULL), CL_SUCCESS,
+          "clGetKernelSubGroupInfo(MAX_SUB_GROUP_SIZE_FOR_NDRANGE)");
+   cases_in_matrix++;
+   report(outv[0] == 16, "api MAX_SUB_GROUP_SIZE_FOR_NDRANGE is the required 16: %zu", outv[0]);
+   expect(clGetKernelSubGroupInfo(k, cl->dev, CL_KERNEL_SUB_GROUP_COUNT_FOR_NDRANGE,
+                                  sizeof(in), in, sizeof(outv[0]), outv, NULL), CL_SUCCESS,
+          "clGetKernelSubGroupInfo(SUB_GROUP_COUNT_FOR_NDRANGE)");
+   cases_in_matrix++;
+   report(outv[0] == 4, "api SUB_GROUP_COUNT_FOR_NDRANGE of 64 at SIMD 16 is 4: %zu", outv[0]);
+   expect(clGetKernelSubGroupInfo(k, cl->dev, CL_KERNEL_COMPILE_SUB_GROUP_SIZE_INTEL, 0, NULL,
+                                  sizeof(outv[0]), outv, NULL), CL_SUCCESS,
+          "clGetKernelSubGroupInfo(COMPILE_SUB_GROUP_SIZE_INTEL)");
+   cases_in_matrix++;
+   report(outv[0] == 16, "api COMPILE_SUB_GROUP_SIZE_INTEL is 16: %zu", outv[0]);
+   expect(clGetKernelSubGroupInfo(k, cl->dev, CL_KERNEL_SUB_GROUP_COUNT_FOR_NDRANGE,
+                                  0, NULL, sizeof(outv[0]), outv, NULL), CL_INVALID_VALUE,
+          "clGetKernelSubGroupInfo(SUB_GROUP_COUNT_FOR_NDRANGE, no input)");
+   expect(clGetKernelSubGroupInfo(k, cl->dev, CL_KERNEL_SUB_GROUP_COUNT_FOR_NDRANGE,
+                                  sizeof(in), NULL, sizeof(outv[0]), outv, NULL), CL_INVALID_VALUE,
+          "clGetKernelSubGroupInfo(SUB_GROUP_COUNT_FOR_NDRANGE, NULL input)");
+   expect(clGetKernelSubGroupInfo(k, cl->dev, CL_KERNEL_SUB_GROUP_COUNT_FOR_NDRANGE,
+                                  5, in, sizeof(outv[0]), outv, NULL), CL_INVALID_VALUE,
+          "clGetKernelSubGroupInfo(SUB_GROUP_COUNT_FOR_NDRANGE, 5-byte input)");
+   expect(clGetKernelSubGroupInfo(k, cl->dev, CL_KERNEL_LOCAL_SIZE_FOR_SUB_GROUP_COUNT,
+                                  sizeof(in[0]), in, 1, outv, NULL), CL_INVALID_VALUE,
+          "clGetKernelSubGroupInfo(LOCAL_SIZE_FOR_SUB_GROUP_COUNT, 1-byte output)");
+   expect(clGetKernelSubGroupInfo(k, cl->dev, 0x7fff, 0, NULL, sizeof(size), &size, NULL),
+          CL_INVALID_VALUE, "clGetKernelSubGroupInfo(unknown query)");
+   expect(clGetKernelSubGroupInfo(NULL, cl->dev, CL_KERNEL_MAX_NUM_SUB_GROUPS, 0, NULL,
+                                  sizeof(size), &size, NULL), CL_INVALID_KERNEL,
+          "clGetKernelSubGroupInfo(no kernel)");
+   expect(clEnqueueNDRangeKernel(cl->q, k, 1, NULL, &big, &big, 0, NULL, NULL),
+          CL_INVALID_WORK_ITEM_SIZE, "local size 4096 over CL_DEVICE_MAX_WORK_ITEM_SIZES");
+   expect(clEnqueueNDRangeKernel(cl->q, k, 2, NULL, wg2d, wg2d, 0, NULL, NULL),
+          CL_INVALID_WORK_GROUP_SIZE, "local size 64 x 32 over the work-group maximum");
+   expect(clEnqueueNDRangeKernel(cl->q, k12, 1, NULL, &gws, &lws, 0, NULL, NULL),
+          CL_INVALID_WORK_GROUP_SIZE, "non-uniform NDRange for OpenCL C 1.2");
+   expect(clEnqueueNDRangeKernel(cl->q, k, 1, NULL, &gws, &lws, 0, NULL, NULL), CL_SUCCESS,
+          "non-uniform NDRange for OpenCL C 3.0");
+   clFinish(cl->q);
+   clReleaseMemObject(buf);
+   clReleaseKernel(k);
+   clReleaseKernel(k12);
+   clReleaseProgram(p);
+   clReleaseProgram(p12);
+}
+
+static double
+now(void)
+{
+   struct timespec ts;
+   clock_gettime(CLOCK_MONOTONIC, &ts);
+   return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+int
+main(int argc, char **argv)
+{
+   bool slice = false;
+   struct cl cl = {0};
+   cl_platform_id plats[8];
+   cl_uint np = 0;
+   cl_int err;
+
+   for (int i = 1; i < argc; i++) {
+      if (!strcmp(argv[i], "--slice"))
+         slice = true;
+      else if (!strcmp(argv[i], "-v"))
+         verbose = 1;
+      else {
+         fprintf(stderr, "usage: %s [--slice] [-v]\n", argv[0]);
+         return 2;
+      }
+   }
+   if (clGetPlatformIDs(8, plats, &np) || !np) {
+      printf("no OpenCL platform\n0 passed, 1 failed\n");
+      return 1;
+   }
+   for (cl_uint i = 0; i < np && !cl.dev; i++)
+      clGetDeviceIDs(plats[i], CL_DEVICE_TYPE_GPU, 1, &cl.dev, NULL);
+   if (!cl.dev) {
+      printf("no OpenCL GPU\n0 passed, 1 failed\n");
+      return 1;
+   }
+   cl.ctx = clCreateContext(NULL, 1, &cl.dev, NULL, NULL, &err);
+   cl.q = clCreateCommandQueueWithProperties(cl.ctx, cl.dev, NULL, &err);
+   if (!cl.q) {
+      printf("no queue: %d\n0 passed, 1 failed\n", err);
+      return 1;
+   }
+
+   /* Every width with OpenCL C 3.0 over every shape; the work-group
+    * collectives built as OpenCL C 2.0 compute the same in a few shapes
+    * (its sub-group functions need cl_khr_subgroups). */
+   static const struct {
+      unsigned simd;
+      const char *std, *tag;
+      bool all_shapes, subgroups;
+   } programs[] = {
+      {8, "-cl-std=CL3.0", "", true, true},
+      {16, "-cl-std=CL3.0", "", true, true},
+      {32, "-cl-std=CL3.0", "", true, true},
+      {16, "-cl-std=CL2.0", " [CL2.0]", false, false},
+   };
+   char *src = kernel_source(true), *src_wg = kernel_source(false);
+   double start = now(), build_time = 0;
+   for (unsigned w = 0; w < sizeof(programs) / sizeof(programs[0]); w++) {
+      unsigned simd = programs[w].simd;
+      double t0 = now();
+
+      if (slice && !programs[w].all_shapes)
+         continue;
+      std_tag = programs[w].tag;
+      cl_program prog = build(&cl, programs[w].subgroups ? src : src_wg, simd, programs[w].std);
+      build_time += now() - t0;
+
+      for (unsigned si = 0; si < NUM_SHAPES; si++) {
+         const struct shape *s = &shapes[si];
+         bool few = !strcmp(s->name, "1d-partial-sg") || !strcmp(s->name, "3d-non-uniform");
+
+         if ((slice || !programs[w].all_shapes) && !few)
+            continue;
+         if (slice && strcmp(s->name, "1d-partial-sg"))
+            continue;
+         if (!prog) {
+            cases_in_matrix++;
+            report(false, "build simd%u %s: the program did not build", simd, s->name);
+            continue;
+         }
+         for (unsigned t = 0; t < NUM_TYPES; t++)
+            run_type(&cl, prog, simd, s, &types[t], programs[w].subgroups);
+         if (!programs[w].subgroups)
+            continue;
+         run_ids(&cl, prog, simd, s);
+         run_votes(&cl, prog, simd, s);
+      }
+      if (prog)
+         clReleaseProgram(prog);
+   }
+   std_tag = "";
+   if (!slice) {
+      run_api_misuse(&cl, src);
+      run_bad_input(&cl, src);
+   }
+   free(src);
+   free(src_wg);
+   printf("matrix: %llu cases (%zu types x 3 widths x %s), %.1f s (%.1f s building)\n",
+          cases_in_matrix, NUM_TYPES, slice ? "1 shape" : "11 shapes + CL2.0", now() - start,
+          build_time);
+   clReleaseCommandQueue(cl.q);
+   clReleaseContext(cl.ctx);
+   printf("%d passed, %d failed\n", passed, failed);
+   return failed ? 1 : 0;
+}
