@@ -158,17 +158,8 @@ weft_lower_workgroup_collective(nir_builder *b, nir_intrinsic_instr *intr, void 
    struct weft_wg_state *s = data;
    nir_def *res;
 
-   switch (intr->intrinsic) {
-   case nir_intrinsic_workgroup_vote_any:
-   case nir_intrinsic_workgroup_vote_all:
-   case nir_intrinsic_workgroup_broadcast:
-   case nir_intrinsic_workgroup_reduce:
-   case nir_intrinsic_workgroup_inclusive_scan:
-   case nir_intrinsic_workgroup_exclusive_scan:
-      break;
-   default:
+   if (!weft_nir_is_workgroup_collective(intr->intrinsic))
       return false;
-   }
 
    weft_wg_reserve_slots(b->shader, s);
    b->cursor = nir_before_instr(&intr->instr);

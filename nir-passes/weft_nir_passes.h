@@ -21,6 +21,23 @@ extern "C" {
  * its size. */
 bool weft_nir_lower_workgroup_collectives(nir_shader *nir, unsigned max_workgroup_size);
 
+/* The intrinsics weft_nir_lower_workgroup_collectives lowers. */
+static inline bool
+weft_nir_is_workgroup_collective(nir_intrinsic_op op)
+{
+   switch (op) {
+   case nir_intrinsic_workgroup_vote_any:
+   case nir_intrinsic_workgroup_vote_all:
+   case nir_intrinsic_workgroup_broadcast:
+   case nir_intrinsic_workgroup_reduce:
+   case nir_intrinsic_workgroup_inclusive_scan:
+   case nir_intrinsic_workgroup_exclusive_scan:
+      return true;
+   default:
+      return false;
+   }
+}
+
 #ifdef __cplusplus
 }
 #endif

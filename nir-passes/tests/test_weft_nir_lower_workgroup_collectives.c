@@ -52,15 +52,9 @@ count(nir_shader *nir, unsigned slm_base)
             if (instr->type != nir_instr_type_intrinsic)
                continue;
             nir_intrinsic_instr *intr = nir_instr_as_intrinsic(instr);
-            switch (intr->intrinsic) {
-            case nir_intrinsic_workgroup_vote_any:
-            case nir_intrinsic_workgroup_vote_all:
-            case nir_intrinsic_workgroup_broadcast:
-            case nir_intrinsic_workgroup_reduce:
-            case nir_intrinsic_workgroup_inclusive_scan:
-            case nir_intrinsic_workgroup_exclusive_scan:
+            if (weft_nir_is_workgroup_collective(intr->intrinsic))
                c.collectives++;
-               break;
+            switch (intr->intrinsic) {
             case nir_intrinsic_barrier:
                if (nir_intrinsic_execution_scope(intr) == SCOPE_WORKGROUP)
                   c.barriers++;
