@@ -1052,6 +1052,28 @@ run_api_misuse(struct cl *cl, const char *src)
    expect(clEnqueueNDRangeKernel(cl->q, k, 1, NULL, &gws, &lws, 0, NULL, NULL), CL_SUCCESS,
           "non-uniform NDRange for OpenCL C 3.0");
    clFinish(cl->q);
+
+   /* cl_intel_required_subgroup_size: the device's sizes, and a size that
+    * is not one of them fails the build with a log that says so. */
+   size_t sizes[8] = {0}, n = 0;
+   expect(clGetDeviceInfo(cl->dev, CL_DEVICE_SUB_GROUP_SIZES_INTEL, sizeof(sizes), sizes, &n),
+          CL_SUCCESS, "clGetDeviceInfo(SUB_GROUP_SIZES_INTEL)");
+   cases_in_matrix++;
+   report(n == 3 * sizeof(size_t) && sizes[0] + sizes[1] + sizes[2] == 56 &&
+          sizes[0] * sizes[1] * sizes[2] == 8 * 16 * 32,
+          "api SUB_GROUP_SIZES_INTEL are 8, 16, 32: %zu values", n / sizeof(size_t));
+   static const char *bad_size = "__kernel __attribute__((intel_reqd_sub_group_size(12)))\n"
+                                 "void twelve(__global int *o) { o[0] = get_sub_group_size(); }\n";
+   cl_program bp = clCreateProgramWithSource(cl->ctx, 1, &bad_size, NULL, &err);
+   char log[4096] = "";
+   expect(clBuildProgram(bp, 1, &cl->dev, "-cl-std=CL3.0", NULL, NULL), CL_BUILD_PROGRAM_FAILURE,
+          "intel_reqd_sub_group_size(12) fails the build");
+   clGetProgramBuildInfo(bp, cl->dev, CL_PROGRAM_BUILD_LOG, sizeof(log) - 1, log, NULL);
+   cases_in_matrix++;
+   report(strstr(log, "intel_reqd_sub_group_size(12)") != NULL,
+          "the build log of intel_reqd_sub_group_size(12) says why");
+   clReleaseProgram(bp);
+
    clReleaseMemObject(buf);
    clReleaseKernel(k);
    clReleaseKernel(k12);
