@@ -348,15 +348,21 @@ wg_src(const struct item *it, unsigned d)
    return (it->group_linear * (5 + d) + 3 * d + 1) % it->lsize[d];
 }
 
-/* @subgroups: with the sub-group kernels (OpenCL C 3.0, or cl_khr_subgroups). */
+/* @subgroups: with the sub-group kernels (OpenCL C 3.0, or cl_khr_subgroups);
+ * @work_groups: with the work-group collectives and what else needs OpenCL
+ * C 2.0 or later (the ids, votes and spin kernels). */
 static char *
-kernel_source(bool subgroups)
+kernel_source(bool subgroups, bool work_groups)
 {
    char *src = append(NULL,
       "#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n"
       "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"
+      "#ifdef cl_khr_subgroups\n"
+      "#pragma OPENCL EXTENSION cl_khr_subgroups : enable\n"
+      "#endif\n"
       "#define REQD __attribute__((intel_reqd_sub_group_size(SIMD)))\n"
-      "#define GID get_global_linear_id()\n"
+      "#define GID (get_global_id(0) + get_global_id(1) * get_global_size(0) + \\\n"
+      "             get_global_id(2) * get_global_size(0) * get_global_size(1))\n"
       "#define N (get_global_size(0) * get_global_size(1) * get_global_size(2))\n"
       "#define SG_SRC_LANE %s\n"
       "#define WG_SRC(d) (uint)((get_group_id(0) + get_group_id(1) * get_num_groups(0) + "
@@ -386,7 +392,7 @@ kernel_source(bool subgroups)
       src = append(src, "}\n");
 
    work_group:
-      if (!types[t].work_group)
+      if (!types[t].work_group || !work_groups)
          continue;
       src = append(src, "__kernel REQD void wg_%s(__global const %s *in, __global %s *out)\n{\n"
                         "   %s x = in[GID];\n", T, T, T, T);
@@ -400,7 +406,7 @@ kernel_source(bool subgroups)
                    "   out[11 * N + GID] = work_group_broadcast(x, WG_SRC(0), WG_SRC(1), WG_SRC(2));\n"
                    "}\n");
    }
-   if (!subgroups)
+   if (!subgroups || !work_groups)
       return src;
    src = append(src,
       "__kernel REQD void ids(__global uint *out)\n{\n"
@@ -410,6 +416,33 @@ kernel_source(bool subgroups)
       "      get_enqueued_local_size(0), get_enqueued_local_size(1), get_enqueued_local_size(2) };\n"
       "   for (int i = 0; i < %u; i++)\n"
       "      out[i * N + GID] = v[i];\n}\n", IDS_OUTS, IDS_OUTS);
+   /* Independent forward progress: the first sub-group spins on a flag
+    * that only the last one sets, with no barrier between them. */
+   src = append(src,
+      "__kernel REQD void spin_global(__global volatile int *flag, __global int *out)\n{\n"
+      "   int seen = 0;\n"
+      "   if (get_sub_group_id() == 0) {\n"
+      "      while (flag[get_group_id(0)] == 0)\n"
+      "         ;\n"
+      "      seen = flag[get_group_id(0)];\n"
+      "   } else if (get_sub_group_id() == get_num_sub_groups() - 1) {\n"
+      "      flag[get_group_id(0)] = 1 + get_group_id(0);\n"
+      "   }\n"
+      "   out[GID] = seen;\n}\n"
+      "__kernel REQD void spin_local(__global const int *unused, __global int *out)\n{\n"
+      "   __local volatile int flag;\n"
+      "   int seen = 0;\n"
+      "   if (get_local_id(0) == 0)\n"
+      "      flag = 0;\n"
+      "   barrier(CLK_LOCAL_MEM_FENCE);\n"
+      "   if (get_sub_group_id() == 0) {\n"
+      "      while (flag == 0)\n"
+      "         ;\n"
+      "      seen = flag;\n"
+      "   } else if (get_sub_group_id() == get_num_sub_groups() - 1) {\n"
+      "      flag = 7 + get_group_id(0);\n"
+      "   }\n"
+      "   out[GID] = seen;\n}\n");
    src = append(src,
       "__kernel REQD void votes(__global const int *flag, __global int *out)\n{\n"
       "   int f = flag[GID];\n"
@@ -671,7 +704,7 @@ run(struct cl *cl, cl_program prog, const char *name, const struct shape *s, con
    memset(out, 0xa5, out_bytes);
    bout = clCreateBuffer(cl->ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, out_bytes, out, &err);
    if (in)
-      bin = clCreateBuffer(cl->ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, in_bytes,
+      bin = clCreateBuffer(cl->ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, in_bytes,
                            (void *)in, &err);
    if (!bout || (in && !bin))
       goto out;
@@ -698,7 +731,7 @@ out:
 
 static void
 run_type(struct cl *cl, cl_program prog, unsigned simd, const struct shape *s,
-         const struct type *t, bool subgroups)
+         const struct type *t, bool subgroups, bool work_groups)
 {
    size_t n = total_items(s);
    char name[64], what[96];
@@ -743,7 +776,7 @@ run_type(struct cl *cl, cl_program prog, unsigned simd, const struct shape *s,
    }
 
 work_group:
-   if (t->work_group) {
+   if (t->work_group && work_groups) {
       snprintf(name, sizeof(name), "wg_%s", t->name);
       ran = run(cl, prog, name, s, in, n * t->size, out, n * WG_OUTS * t->size);
       for (unsigned o = 0; o < WG_OUTS; o++) {
@@ -912,6 +945,38 @@ build(struct cl *cl, const char *src, unsigned simd, const char *std)
 
 static cl_program build(struct cl *cl, const char *src, unsigned simd, const char *std);
 
+/* CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS, as a program sees it:
+ * in every work-group the first sub-group waits in a loop for a global or
+ * local flag that only the last sub-group sets, with no barrier between;
+ * a device that switched sub-groups only at barriers would spin until its
+ * watchdog ends the kernel (then the event reports an error and the
+ * outputs stay 0).  Checked: the kernel completes and the first sub-group
+ * saw its work-group's value. */
+static void
+run_forward_progress(struct cl *cl, cl_program prog, unsigned simd, const struct shape *s)
+{
+   static const char *const names[] = {"spin_global", "spin_local"};
+   size_t n = total_items(s), groups = n / s->local[0];
+   int32_t *flag = calloc(n, 4), *out = calloc(n, 4);
+
+   for (unsigned v = 0; v < 2; v++) {
+      unsigned bad = 0;
+      bool ran = run(cl, prog, names[v], s, flag, n * 4, out, n * 4);
+
+      for (size_t i = 0; ran && i < n; i++) {
+         size_t g = i / s->local[0], lid = i % s->local[0];
+         int want = lid >= simd ? 0 : v == 0 ? (int)(1 + g) : (int)(7 + g);
+         bad += out[i] != want;
+      }
+      cases_in_matrix++;
+      report(ran && !bad, "independent-forward-progress %s simd%u %s (%zu work-groups of %zu "
+             "sub-groups)%s", names[v], simd, s->name, groups, s->local[0] / simd,
+             ran ? "" : ": did not run");
+   }
+   free(flag);
+   free(out);
+}
+
 /* --- Bad input ------------------------------------------------------------ */
 
 /* Undefined behaviour that must harm nothing else: sub-group 0 waits at a
@@ -963,7 +1028,7 @@ run_bad_input(struct cl *cl, const char *src)
       struct cl other = {cl->ctx, q2, cl->dev};
       cl_program good = build(&other, src, 16, "-cl-std=CL3.0");
       if (good) {
-         run_type(&other, good, 16, &shapes[1], &types[4], true);
+         run_type(&other, good, 16, &shapes[1], &types[4], true, true);
          clReleaseProgram(good);
       }
       clReleaseCommandQueue(q2);
@@ -1125,20 +1190,22 @@ main(int argc, char **argv)
       return 1;
    }
 
-   /* Every width with OpenCL C 3.0 over every shape; the work-group
-    * collectives built as OpenCL C 2.0 compute the same in a few shapes
-    * (its sub-group functions need cl_khr_subgroups). */
+   /* Every width with OpenCL C 3.0 over every shape; the same program
+    * built as OpenCL C 2.0 (cl_khr_subgroups by its pragma) computes the
+    * same in a few shapes.  (Without -cl-std, OpenCL C 1.2, clang 15 knows
+    * no cl_khr_subgroups: the pragma is ignored.) */
    static const struct {
       unsigned simd;
       const char *std, *tag;
-      bool all_shapes, subgroups;
+      bool all_shapes, work_groups;
+      const char *few[2];
    } programs[] = {
-      {8, "-cl-std=CL3.0", "", true, true},
-      {16, "-cl-std=CL3.0", "", true, true},
-      {32, "-cl-std=CL3.0", "", true, true},
-      {16, "-cl-std=CL2.0", " [CL2.0]", false, false},
+      {8, "-cl-std=CL3.0", "", true, true, {0}},
+      {16, "-cl-std=CL3.0", "", true, true, {0}},
+      {32, "-cl-std=CL3.0", "", true, true, {0}},
+      {16, "-cl-std=CL2.0", " [CL2.0]", false, true, {"1d-partial-sg", "3d-non-uniform"}},
    };
-   char *src = kernel_source(true), *src_wg = kernel_source(false);
+   char *src = kernel_source(true, true), *src_sg = kernel_source(true, false);
    double start = now(), build_time = 0;
    for (unsigned w = 0; w < sizeof(programs) / sizeof(programs[0]); w++) {
       unsigned simd = programs[w].simd;
@@ -1147,14 +1214,15 @@ main(int argc, char **argv)
       if (slice && !programs[w].all_shapes)
          continue;
       std_tag = programs[w].tag;
-      cl_program prog = build(&cl, programs[w].subgroups ? src : src_wg, simd, programs[w].std);
+      cl_program prog = build(&cl, programs[w].work_groups ? src : src_sg, simd, programs[w].std);
       build_time += now() - t0;
 
       for (unsigned si = 0; si < NUM_SHAPES; si++) {
          const struct shape *s = &shapes[si];
-         bool few = !strcmp(s->name, "1d-partial-sg") || !strcmp(s->name, "3d-non-uniform");
+         bool few = programs[w].few[0] && (!strcmp(s->name, programs[w].few[0]) ||
+                                           !strcmp(s->name, programs[w].few[1]));
 
-         if ((slice || !programs[w].all_shapes) && !few)
+         if (!programs[w].all_shapes && !few)
             continue;
          if (slice && strcmp(s->name, "1d-partial-sg"))
             continue;
@@ -1164,11 +1232,13 @@ main(int argc, char **argv)
             continue;
          }
          for (unsigned t = 0; t < NUM_TYPES; t++)
-            run_type(&cl, prog, simd, s, &types[t], programs[w].subgroups);
-         if (!programs[w].subgroups)
+            run_type(&cl, prog, simd, s, &types[t], true, programs[w].work_groups);
+         if (!programs[w].work_groups)
             continue;
          run_ids(&cl, prog, simd, s);
          run_votes(&cl, prog, simd, s);
+         if (!strcmp(s->name, "1d-uniform") || !strcmp(s->name, "1d-max"))
+            run_forward_progress(&cl, prog, simd, s);
       }
       if (prog)
          clReleaseProgram(prog);
@@ -1179,7 +1249,7 @@ main(int argc, char **argv)
       run_bad_input(&cl, src);
    }
    free(src);
-   free(src_wg);
+   free(src_sg);
    printf("matrix: %llu cases (%zu types x 3 widths x %s), %.1f s (%.1f s building)\n",
           cases_in_matrix, NUM_TYPES, slice ? "1 shape" : "11 shapes + CL2.0", now() - start,
           build_time);
