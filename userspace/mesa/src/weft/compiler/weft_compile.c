@@ -127,9 +127,18 @@ weft_lower_bit_size_cb(const nir_instr *instr, void *data)
    if (instr->type != nir_instr_type_alu)
       return 0;
    nir_alu_instr *alu = nir_instr_as_alu(instr);
-   /* Conversions take and give their own sizes (cvt has all 11 types). */
+   /* Conversions take and give their own sizes (cvt has all 11 types), and
+    * so do the 16-bit pack and unpack operations. */
    if (nir_op_infos[alu->op].is_conversion)
       return 0;
+   switch (alu->op) {
+   case nir_op_pack_32_2x16_split:
+   case nir_op_unpack_32_2x16_split_x:
+   case nir_op_unpack_32_2x16_split_y:
+      return 0;
+   default:
+      break;
+   }
    if (alu->def.bit_size == 8 || alu->def.bit_size == 16)
       return 32;
    for (unsigned i = 0; i < nir_op_infos[alu->op].num_inputs; i++) {
@@ -146,12 +155,15 @@ weft_optimize_nir(nir_shader *nir)
    bool progress;
 
    weft_lower_subgroups(nir);
+   /* Vector packs and unpacks to their split forms (weft_nir_options). */
+   NIR_PASS(_, nir, nir_lower_pack);
    NIR_PASS(_, nir, nir_lower_io_to_scalar,
             nir_var_mem_ubo | nir_var_mem_global | nir_var_mem_shared |
                nir_var_function_temp, NULL, NULL);
    NIR_PASS(_, nir, nir_lower_alu_to_scalar, NULL, NULL);
    NIR_PASS(_, nir, weft_nir_lower_sysvals);
    NIR_PASS(_, nir, nir_lower_int64);
+   NIR_PASS(_, nir, nir_lower_flrp, 16 | 32 | 64, false);
    do {
       progress = false;
       NIR_PASS(progress, nir, nir_copy_prop);

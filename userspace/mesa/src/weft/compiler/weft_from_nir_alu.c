@@ -25,7 +25,6 @@ weft_alu_lookup(nir_op op, struct weft_alu_map *m)
    MAP(imin, MIN, 1) MAP(imax, MAX, 1) MAP(umin, MIN, 0) MAP(umax, MAX, 0)
    MAP(ieq32, SET_EQ, 0) MAP(ine32, SET_NE, 0) MAP(ilt32, SET_LT, 1)
    MAP(ige32, SET_GE, 1) MAP(ult32, SET_LT, 0) MAP(uge32, SET_GE, 0)
-   MAP(bit_count, POPC, 0) MAP(uclz, CLZ, 0)
    MAP(mov, MOV, 0)
    MAP(fadd, FADD, 2) MAP(fsub, FSUB, 2) MAP(fmul, FMUL, 2) MAP(ffma, FFMA, 2)
    MAP(fdiv, FDIV, 2) MAP(fsqrt, FSQRT, 2) MAP(fmin, FMIN, 2) MAP(fmax, FMAX, 2)
@@ -41,6 +40,27 @@ weft_alu_lookup(nir_op op, struct weft_alu_map *m)
    }
 }
 
+/* d = op(a, b) (no b when @b is 0). */
+static struct weft_ir_instr *
+weft_emit_op(struct weft_ctx *ctx, unsigned op, unsigned t, uint32_t d, uint32_t a, uint32_t b)
+{
+   struct weft_ir_instr *I = weft_ir_emit(ctx->ir, op, t, 0);
+
+   weft_ir_set(I, WEFT_IR_D, d);
+   weft_ir_set(I, WEFT_IR_A, a);
+   if (b)
+      weft_ir_set(I, WEFT_IR_B, b);
+   return I;
+}
+
+/* d = op(a, imm). */
+static void
+weft_emit_op_imm(struct weft_ctx *ctx, unsigned op, unsigned t, uint32_t d, uint32_t a,
+                 uint64_t imm)
+{
+   weft_ir_set_imm(weft_emit_op(ctx, op, t, d, a, 0), imm);
+}
+
 static void
 weft_emit_cvt(struct weft_ctx *ctx, uint32_t d, unsigned dbits, uint32_t a, unsigned sbits,
               bool is_signed)
@@ -52,6 +72,65 @@ weft_emit_cvt(struct weft_ctx *ctx, uint32_t d, unsigned dbits, uint32_t a, unsi
    weft_ir_set(I, WEFT_IR_A, a);
 }
 
+/* A 32-bit count (clz, ctz, popc) of a 32- or 64-bit value. */
+static void
+weft_emit_count(struct weft_ctx *ctx, unsigned op, uint32_t d, uint32_t a, unsigned bits)
+{
+   uint32_t wide;
+
+   if (bits != 64) {
+      weft_emit_op(ctx, op, WEFT_TYPE_U32, d, a, 0);
+      return;
+   }
+   wide = weft_ir_vreg(ctx->ir, 64);
+   weft_emit_op(ctx, op, WEFT_TYPE_U64, wide, a, 0);
+   weft_emit_cvt(ctx, d, 32, wide, 64, false);
+}
+
+/* The index of the highest set bit, -1 for 0: bits - 1 - clz, which the
+ * clz of 0 (the width) makes -1 by itself. */
+static void
+weft_emit_find_msb(struct weft_ctx *ctx, uint32_t d, uint32_t a, unsigned bits)
+{
+   uint32_t lz = weft_ir_vreg(ctx->ir, 32), neg = weft_ir_vreg(ctx->ir, 32);
+
+   weft_emit_count(ctx, WEFT_OP_CLZ, lz, a, bits);
+   weft_emit_op(ctx, WEFT_OP_NEG, WEFT_TYPE_U32, neg, lz, 0);
+   weft_emit_op_imm(ctx, WEFT_OP_ADD, WEFT_TYPE_U32, d, neg, bits - 1);
+}
+
+static bool
+weft_conversion_with_float(nir_op op)
+{
+   const nir_op_info *info = &nir_op_infos[op];
+   nir_alu_type dt = nir_alu_type_get_base_type(info->output_type);
+   nir_alu_type st = nir_alu_type_get_base_type(info->input_types[0]);
+
+   return info->is_conversion && (dt == nir_type_float || st == nir_type_float) &&
+          dt != nir_type_bool && st != nir_type_bool;
+}
+
+/* A conversion from or to a float of any size: one cvt with the rounding
+ * mode of the operation (float to integer truncates, OpenCL's default;
+ * plain conversions to float round to nearest even). 8- and 16-bit values
+ * sit in the low bits of their register, where cvt reads and writes them. */
+static void
+weft_emit_float_cvt(struct weft_ctx *ctx, nir_alu_instr *alu)
+{
+   const nir_op_info *info = &nir_op_infos[alu->op];
+   nir_alu_type dt = nir_alu_type_get_base_type(info->output_type);
+   nir_alu_type st = nir_alu_type_get_base_type(info->input_types[0]);
+   int dk = dt == nir_type_float ? WEFT_KIND_FLOAT : dt == nir_type_int;
+   int sk = st == nir_type_float ? WEFT_KIND_FLOAT : st == nir_type_int;
+   unsigned op = WEFT_OP_CVT_RTE;
+
+   if (alu->op == nir_op_f2f16_rtz || (sk == WEFT_KIND_FLOAT && dk != WEFT_KIND_FLOAT))
+      op = WEFT_OP_CVT_RTZ;
+   weft_emit_op(ctx, op, weft_type(alu->def.bit_size, dk), weft_def(ctx, &alu->def, 0),
+                weft_src(ctx, alu->src[0].src, alu->src[0].swizzle[0]), 0)
+      ->in.t2 = weft_type(nir_src_bit_size(alu->src[0].src), sk);
+}
+
 void
 weft_emit_alu(struct weft_ctx *ctx, nir_alu_instr *alu)
 {
@@ -60,9 +139,17 @@ weft_emit_alu(struct weft_ctx *ctx, nir_alu_instr *alu)
    unsigned sbits = info->num_inputs ? nir_src_bit_size(alu->src[0].src) : dbits;
    struct weft_alu_map m;
    struct weft_ir_instr *I;
+   uint32_t a0;
 
    if (alu->def.num_components != 1 && !nir_op_is_vec(alu->op)) {
       weft_fail(ctx, "vector ALU %s", info->name);
+      return;
+   }
+
+   a0 = info->num_inputs && !nir_op_is_vec(alu->op) ?
+        weft_src(ctx, alu->src[0].src, alu->src[0].swizzle[0]) : 0;
+   if (weft_conversion_with_float(alu->op)) {
+      weft_emit_float_cvt(ctx, alu);
       return;
    }
 
@@ -70,6 +157,9 @@ weft_emit_alu(struct weft_ctx *ctx, nir_alu_instr *alu)
    case nir_op_vec2:
    case nir_op_vec3:
    case nir_op_vec4:
+   case nir_op_vec5:
+   case nir_op_vec8:
+   case nir_op_vec16:
       for (unsigned c = 0; c < info->num_inputs; c++)
          ctx->defs[alu->def.index][c] = weft_src(ctx, alu->src[c].src, alu->src[c].swizzle[0]);
       return;
@@ -94,34 +184,46 @@ weft_emit_alu(struct weft_ctx *ctx, nir_alu_instr *alu)
       weft_ir_set(I, WEFT_IR_A, a);
       return;
    }
-   case nir_op_f2i8: case nir_op_f2u8: case nir_op_f2i16: case nir_op_f2u16:
-   case nir_op_f2i32: case nir_op_f2u32: case nir_op_f2i64: case nir_op_f2u64:
-   case nir_op_i2f16: case nir_op_u2f16:
-   case nir_op_i2f32: case nir_op_u2f32: case nir_op_i2f64: case nir_op_u2f64:
-   case nir_op_f2f16: case nir_op_f2f16_rtne: case nir_op_f2f16_rtz:
-   case nir_op_f2f32: case nir_op_f2f64: {
-      nir_alu_type dt = nir_op_infos[alu->op].output_type;
-      nir_alu_type st = nir_op_infos[alu->op].input_types[0];
-      int dk = (dt & nir_type_float) ? WEFT_KIND_FLOAT : (dt & nir_type_int) ? 1 : 0;
-      int sk = (st & nir_type_float) ? WEFT_KIND_FLOAT : (st & nir_type_int) ? 1 : 0;
-      bool rtz = (sk == WEFT_KIND_FLOAT && dk != WEFT_KIND_FLOAT) || alu->op == nir_op_f2f16_rtz;
+   case nir_op_b2i8: case nir_op_b2i16: case nir_op_b2i32:
+      weft_emit_op_imm(ctx, WEFT_OP_AND, WEFT_TYPE_U32, weft_def(ctx, &alu->def, 0), a0, 1);
+      return;
+   case nir_op_b2f16: case nir_op_b2f32:
+      /* Booleans are 0 or ~0: the bits of 1.0 or 0. */
+      weft_emit_op_imm(ctx, WEFT_OP_AND, WEFT_TYPE_U32, weft_def(ctx, &alu->def, 0), a0,
+                       dbits == 16 ? 0x3c00 : 0x3f800000);
+      return;
+   case nir_op_b2i64: case nir_op_b2f64: {
+      uint32_t one = weft_ir_vreg(ctx->ir, 32);
 
-      /* Float to integer truncates (OpenCL's default), so does f2f16_rtz;
-       * the rest rounds to nearest even.  8/16-bit values are extended in
-       * their registers by their type, f16 sits in the low half. */
-      I = weft_ir_emit(ctx->ir, rtz ? WEFT_OP_CVT_RTZ : WEFT_OP_CVT_RTE,
-                       weft_type(dbits, dk), weft_type(sbits, sk));
-      weft_ir_set(I, WEFT_IR_D, weft_def(ctx, &alu->def, 0));
-      weft_ir_set(I, WEFT_IR_A, weft_src(ctx, alu->src[0].src, alu->src[0].swizzle[0]));
+      weft_emit_op_imm(ctx, WEFT_OP_AND, WEFT_TYPE_U32, one, a0, 1);
+      weft_emit_op(ctx, WEFT_OP_CVT_RTE, alu->op == nir_op_b2f64 ? WEFT_TYPE_F64 : WEFT_TYPE_U64,
+                   weft_def(ctx, &alu->def, 0), one, 0)->in.t2 = WEFT_TYPE_U32;
       return;
    }
-   case nir_op_b2i32: {
-      I = weft_ir_emit(ctx->ir, WEFT_OP_AND, WEFT_TYPE_U32, 0);
-      weft_ir_set(I, WEFT_IR_D, weft_def(ctx, &alu->def, 0));
-      weft_ir_set(I, WEFT_IR_A, weft_src(ctx, alu->src[0].src, alu->src[0].swizzle[0]));
-      weft_ir_set_imm(I, 1);
+   case nir_op_ufind_msb:
+      weft_emit_find_msb(ctx, weft_def(ctx, &alu->def, 0), a0, sbits);
+      return;
+   case nir_op_uclz:
+      weft_emit_count(ctx, WEFT_OP_CLZ, weft_def(ctx, &alu->def, 0), a0, sbits);
+      return;
+   case nir_op_bit_count:
+      weft_emit_count(ctx, WEFT_OP_POPC, weft_def(ctx, &alu->def, 0), a0, sbits);
+      return;
+   case nir_op_pack_32_2x16_split: {
+      uint32_t lo = weft_ir_vreg(ctx->ir, 32), hi = weft_ir_vreg(ctx->ir, 32);
+
+      weft_emit_op_imm(ctx, WEFT_OP_AND, WEFT_TYPE_U32, lo, a0, 0xffff);
+      weft_emit_op_imm(ctx, WEFT_OP_SHL, WEFT_TYPE_U32, hi,
+                       weft_src(ctx, alu->src[1].src, alu->src[1].swizzle[0]), 16);
+      weft_emit_op(ctx, WEFT_OP_OR, WEFT_TYPE_U32, weft_def(ctx, &alu->def, 0), hi, lo);
       return;
    }
+   case nir_op_unpack_32_2x16_split_x:
+      weft_emit_op_imm(ctx, WEFT_OP_AND, WEFT_TYPE_U32, weft_def(ctx, &alu->def, 0), a0, 0xffff);
+      return;
+   case nir_op_unpack_32_2x16_split_y:
+      weft_emit_op_imm(ctx, WEFT_OP_SHR, WEFT_TYPE_U32, weft_def(ctx, &alu->def, 0), a0, 16);
+      return;
    case nir_op_b32csel: {
       I = weft_ir_emit(ctx->ir, WEFT_OP_SEL, weft_type(dbits, false), 0);
       weft_ir_set(I, WEFT_IR_D, weft_def(ctx, &alu->def, 0));
@@ -173,12 +275,6 @@ weft_emit_alu(struct weft_ctx *ctx, nir_alu_instr *alu)
       return;
    }
    unsigned t = weft_type(weft_reg_bits(sbits), m.is_signed);
-   if (m.op == WEFT_OP_POPC || m.op == WEFT_OP_CLZ) {
-      if (sbits != dbits) {
-         weft_fail(ctx, "64-bit %s", info->name);
-         return;
-      }
-   }
    I = weft_ir_emit(ctx->ir, m.op, t, 0);
    weft_ir_set(I, WEFT_IR_D, weft_def(ctx, &alu->def, 0));
 

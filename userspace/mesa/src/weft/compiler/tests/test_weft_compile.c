@@ -10,7 +10,8 @@
 #include "weft_compile.h"
 #include "weft_test.h"
 
-/* A kernel that loads a float from 0x1000, applies @op and stores it back. */
+/* A kernel that loads 32 bits from 0x1000, applies @op and stores the
+ * result (of its own size) back. */
 static nir_shader *
 build_kernel(const char *name, nir_def *(*op)(nir_builder *b, nir_def *x))
 {
@@ -19,7 +20,9 @@ build_kernel(const char *name, nir_def *(*op)(nir_builder *b, nir_def *x))
    nir_def *addr = nir_imm_int64(&b, 0x1000);
    nir_def *x = nir_load_global(&b, addr, 4, 1, 32);
 
-   nir_store_global(&b, addr, 4, op(&b, x), 1);
+   nir_def *r = op(&b, x);
+
+   nir_store_global(&b, addr, r->bit_size / 8, r, 1);
    return b.shader;
 }
 
@@ -41,6 +44,95 @@ static nir_def *
 op_sample_id(nir_builder *b, nir_def *x)
 {
    return nir_iadd(b, x, nir_load_sample_id(b));
+}
+
+/* Operations the backend translates itself (weft_from_nir_alu.c), on the
+ * loaded 32-bit value x, with an instruction the disassembly must show. */
+static nir_def *op_ufind_msb(nir_builder *b, nir_def *x) { return nir_ufind_msb(b, x); }
+static nir_def *op_ifind_msb(nir_builder *b, nir_def *x) { return nir_ifind_msb(b, x); }
+static nir_def *op_find_lsb(nir_builder *b, nir_def *x) { return nir_find_lsb(b, x); }
+static nir_def *op_b2f32(nir_builder *b, nir_def *x) { return nir_b2f32(b, nir_ieq_imm(b, x, 3)); }
+static nir_def *op_b2f64(nir_builder *b, nir_def *x) { return nir_b2f64(b, nir_ieq_imm(b, x, 3)); }
+static nir_def *op_f2f16(nir_builder *b, nir_def *x) { return nir_f2f16(b, x); }
+static nir_def *op_f2f16_rtz(nir_builder *b, nir_def *x) { return nir_f2f16_rtz(b, x); }
+static nir_def *op_f2i8(nir_builder *b, nir_def *x) { return nir_f2i8(b, x); }
+static nir_def *op_u2f16(nir_builder *b, nir_def *x) { return nir_u2f16(b, x); }
+/* Exact, as OpenCL's rounding sequences are: not folded to one f2f64. */
+static nir_def *
+op_f2f64_16(nir_builder *b, nir_def *x)
+{
+   b->exact = true;
+   return nir_f2f64(b, nir_f2f16(b, x));
+}
+static nir_def *op_unpack_hi16(nir_builder *b, nir_def *x) { return nir_unpack_32_2x16_split_y(b, x); }
+
+static nir_def *
+op_pack_32_2x16(nir_builder *b, nir_def *x)
+{
+   return nir_pack_32_2x16_split(b, nir_u2u16(b, x), nir_u2u16(b, nir_ushr_imm(b, x, 7)));
+}
+
+static nir_def *
+op_unpack_32_2x16(nir_builder *b, nir_def *x)
+{
+   nir_def *v = nir_unpack_32_2x16(b, x);
+
+   return nir_iadd(b, nir_u2u32(b, nir_channel(b, v, 0)), nir_u2u32(b, nir_channel(b, v, 1)));
+}
+
+static nir_def *
+op_flrp(nir_builder *b, nir_def *x)
+{
+   return nir_flrp(b, x, nir_fmul_imm(b, x, 3.0), nir_fabs(b, x));
+}
+
+static const struct {
+   const char *name;
+   nir_def *(*op)(nir_builder *b, nir_def *x);
+   const char *disasm[2];
+} native_ops[] = {
+   { "ufind_msb", op_ufind_msb, { "clz.u32", "neg.u32" } },
+   /* lowered to ufind_msb in NIR (weft_nir_options) */
+   { "ifind_msb", op_ifind_msb, { "clz.u32", "sel.u32" } },
+   { "find_lsb", op_find_lsb, { "clz.u32", "and.u32" } },
+   { "b2f32", op_b2f32, { "and.u32", "0x3f800000" } },
+   { "b2f64", op_b2f64, { "cvt.rte.f64.u32" } },
+   { "f2f16", op_f2f16, { "cvt.rte.f16.f32", "st.global.u16" } },
+   { "f2f16_rtz", op_f2f16_rtz, { "cvt.rtz.f16.f32" } },
+   { "f2i8", op_f2i8, { "cvt.rtz.s8.f32", "st.global.u8" } },
+   { "u2f16", op_u2f16, { "cvt.rte.f16.u32" } },
+   { "f2f64_16", op_f2f64_16, { "cvt.rte.f16.f32", "cvt.rte.f64.f16" } },
+   { "pack_32_2x16_split", op_pack_32_2x16, { "shl.u32", "or.u32" } },
+   { "unpack_32_2x16_split_y", op_unpack_hi16, { "shr.u32" } },
+   { "unpack_32_2x16", op_unpack_32_2x16, { "and.u32", "shr.u32" } },
+   { "flrp", op_flrp, { "fabs.f32" } },
+};
+
+/* Each compiles, and the disassembly has the instructions that do it. */
+static void
+test_native_ops(void)
+{
+   for (unsigned i = 0; i < ARRAY_SIZE(native_ops); i++) {
+      char *error = NULL;
+      nir_shader *nir = build_kernel(native_ops[i].name, native_ops[i].op);
+      struct weft_shader *shader = weft_compile_nir(nir, &error);
+
+      CHECK(shader != NULL);
+      if (!shader) {
+         fprintf(stderr, "%s: %s\n", native_ops[i].name, error);
+      } else {
+         for (unsigned k = 0; k < 2 && native_ops[i].disasm[k]; k++) {
+            bool found = strstr(shader->disasm, native_ops[i].disasm[k]) != NULL;
+            CHECK(found);
+            if (!found)
+               fprintf(stderr, "%s: no %s in\n%s", native_ops[i].name, native_ops[i].disasm[k],
+                       shader->disasm);
+         }
+      }
+      weft_shader_destroy(shader);
+      free(error);
+      ralloc_free(nir);
+   }
 }
 
 /* Compiles @nir: NULL and an error containing @want, or a shader when
@@ -119,6 +211,7 @@ main(void)
    RUN(test_unsupported_intrinsic);
    RUN(test_too_much_private_memory);
    RUN(test_after_failures);
+   RUN(test_native_ops);
    glsl_type_singleton_decref();
    return weft_test_summary();
 }
