@@ -104,23 +104,40 @@ igt_main
 	igt_describe("Check that the jobs queued behind a faulting job on its "
 		     "queue signal -ECANCELED and do not run.");
 	igt_subtest("fault-cancels-queue") {
-		uint32_t size, bad, next[3];
-		uint64_t va;
+		/*
+		 * One SUBMIT queues all four jobs before the first can fault:
+		 * with separate SUBMITs the fault may ban the queue first, and
+		 * the later SUBMITs fail instead of queueing.
+		 */
+		struct drm_weft_sync out[4] = {};
+		struct drm_weft_job jobs[4] = {};
+		struct drm_weft_submit submit = {
+			.jobs = DRM_WEFT_OBJ_ARRAY(4, jobs),
+		};
+		uint32_t size;
 
 		ctx_init(fd, &c);
-		va = write_batch(&c, 0, weft_test_va(&info, 5), 1, &size);
-		bad = weft_submit_nowait(fd, c.t.queue, va, size);
-		va = write_batch(&c, 1, c.t.data->va, 0x600d, &size);
-		for (int i = 0; i < 3; i++)
-			next[i] = weft_submit_nowait(fd, c.t.queue, va, size);
-		igt_assert_eq(weft_syncobj_wait_status(fd, bad), -EFAULT);
-		for (int i = 0; i < 3; i++) {
-			igt_assert_eq(weft_syncobj_wait_status(fd, next[i]),
-				      -ECANCELED);
-			drmSyncobjDestroy(fd, next[i]);
+		submit.queue_id = c.t.queue;
+		jobs[0].batch_va = write_batch(&c, 0, weft_test_va(&info, 5), 1,
+					       &size);
+		jobs[0].batch_size = size;
+		jobs[1].batch_va = write_batch(&c, 1, c.t.data->va, 0x600d, &size);
+		jobs[1].batch_size = size;
+		jobs[3] = jobs[2] = jobs[1];
+		for (int i = 0; i < 4; i++) {
+			igt_assert_eq(drmSyncobjCreate(fd, 0, &out[i].handle), 0);
+			jobs[i].out_syncs = (struct drm_weft_obj_array)
+				DRM_WEFT_OBJ_ARRAY(1, &out[i]);
 		}
+		igt_assert_eq(__weft_submit(fd, &submit), 0);
+
+		igt_assert_eq(weft_syncobj_wait_status(fd, out[0].handle), -EFAULT);
+		for (int i = 1; i < 4; i++)
+			igt_assert_eq(weft_syncobj_wait_status(fd, out[i].handle),
+				      -ECANCELED);
 		igt_assert_eq_u64(*(uint64_t *)c.t.data->map, 0);
-		drmSyncobjDestroy(fd, bad);
+		for (int i = 0; i < 4; i++)
+			drmSyncobjDestroy(fd, out[i].handle);
 		ctx_fini(fd, &c);
 	}
 
