@@ -5,6 +5,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "util/build_id.h"
+#include "util/disk_cache.h"
+#include "util/mesa-sha1.h"
 #include "util/os_misc.h"
 #include "util/os_time.h"
 #include "util/u_memory.h"
@@ -145,6 +148,33 @@ weft_finalize_nir(struct pipe_screen *pscreen, struct nir_shader *nir)
    return error;
 }
 
+static struct disk_cache *
+weft_get_disk_shader_cache(struct pipe_screen *pscreen)
+{
+   return weft_screen(pscreen)->disk_cache;
+}
+
+/* Rusticl keeps libclc and each kernel's NIR, after finalize_nir, in the
+ * screen's cache: without one, every process that opens the device turns
+ * all of libclc from SPIR-V into NIR again. The NIR depends on the whole
+ * driver library (the compiler and nir-passes are linked into it), so the
+ * library's build id names the cache, and on the device's maximum
+ * work-group size, which the work-group collectives are lowered for. */
+static void
+weft_disk_cache_init(struct weft_screen *s)
+{
+#ifdef ENABLE_SHADER_CACHE
+   const struct build_id_note *note =
+      build_id_find_nhdr_for_addr(weft_disk_cache_init);
+   char build_id[41];
+
+   if (!note || build_id_length(note) != 20)
+      return;
+   _mesa_sha1_format(build_id, build_id_data(note));
+   s->disk_cache = disk_cache_create("weft", build_id, s->info.max_wg_size);
+#endif
+}
+
 static bool
 weft_is_format_supported(struct pipe_screen *pscreen, enum pipe_format format,
                          enum pipe_texture_target target, unsigned sample_count,
@@ -173,6 +203,7 @@ weft_screen_destroy(struct pipe_screen *pscreen)
    struct weft_screen *s = weft_screen(pscreen);
 
    weft_screen_wait_all(s);
+   disk_cache_destroy(s->disk_cache);
    util_dynarray_fini(&s->pending);
    util_vma_heap_finish(&s->heap);
    weft_vm_destroy(s->dev, s->vm);
@@ -246,6 +277,7 @@ weft_screen_create(int fd, const struct pipe_screen_config *config)
    p->get_compute_param = weft_get_compute_param;
    p->get_compiler_options = weft_get_compiler_options;
    p->finalize_nir = weft_finalize_nir;
+   p->get_disk_shader_cache = weft_get_disk_shader_cache;
    p->is_format_supported = weft_is_format_supported;
    p->get_timestamp = weft_get_timestamp;
    p->get_screen_fd = weft_get_screen_fd;
@@ -253,5 +285,6 @@ weft_screen_create(int fd, const struct pipe_screen_config *config)
    weft_init_screen_resource_functions(p);
    weft_init_screen_fence_functions(p);
    weft_init_screen_caps(s);
+   weft_disk_cache_init(s);
    return p;
 }

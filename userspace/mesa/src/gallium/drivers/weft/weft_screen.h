@@ -24,6 +24,7 @@ struct weft_screen {
    struct weft_device *dev;
    struct drm_weft_device_info info;
    uint32_t vm;
+   struct disk_cache *disk_cache;  /* NULL: no shader cache */
 
    simple_mtx_t lock;            /* protects heap and pending */
    struct util_vma_heap heap;
