@@ -945,13 +945,13 @@ HOT int exec_ldst(struct weft_worker *w, struct sg_state *s, const struct weft_i
 		uint64_t n = (uint64_t)size * vec;
 
 		for (unsigned l = 0; l < NL; l++) {
-			int64_t a;
+			uint32_t a;
 			uint8_t *p;
 
 			if (!((mask >> l) & 1))
 				continue;
-			a = (int64_t)R[in->a][l] + off;
-			if (a < 0 || (uint64_t)a + n > limit) {
+			a = R[in->a][l] + (uint32_t)off;
+			if ((uint64_t)a + n > limit) {
 				set_error(w->job, WEFT_QERR_BAD_ACCESS, pc, NULL);
 				return -1;
 			}

@@ -772,6 +772,15 @@ static void t_slm_types(void)
 		 WEFT_QERR_BAD_ACCESS);
 	CHECK_EQ(run("\tmov.u32 r1, 0\n\tld.local.u32 r2, [r1-4]\n\tend\n", 8, 8, 8, 64, 0),
 		 WEFT_QERR_BAD_ACCESS);
+	/* The u32 address and its offset wrap together: -4 + 8 is byte 4. */
+	CHECK_EQ(run("\tmov.s32 r1, -4\n\tst.local.u32 [r1+8], r2\n"
+		     "\tld.local.u32 r3, [r1+8]\n\tend\n", 8, 8, 8, 64, 0), 0);
+	CHECK_EQ(run("\tmov.s32 r1, -4\n\tst.scratch.u32 [r1+8], r2\n"
+		     "\tld.scratch.u32 r3, [r1+8]\n\tend\n", 8, 8, 8, 0, 16), 0);
+	CHECK_EQ(run("\tmov.s32 r1, -4\n\tst.scratch.u32 [r1+4], r2\n\tend\n", 8, 8, 8, 0, 16),
+		 0);
+	CHECK_EQ(run("\tmov.s32 r1, -4\n\tst.scratch.u32 [r1+2], r2\n\tend\n", 8, 8, 8, 0, 16),
+		 WEFT_QERR_BAD_ACCESS);
 }
 
 /* ---- atomics ---- */
