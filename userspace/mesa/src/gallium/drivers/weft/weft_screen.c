@@ -220,6 +220,9 @@ weft_init_screen_caps(struct weft_screen *s)
    u_init_pipe_screen_caps(&s->base, 1);
    caps->compute = true;
    caps->int64 = true;
+   /* atom.global and atom.local take u64/s64 for every operation
+    * (cl_khr_int64_base_atomics and _extended_atomics, Mesa patch 0012). */
+   caps->shader_atomic_int64 = true;
    caps->doubles = true;
    caps->uma = true;
    /* Buffers are mapped once, at creation, and buffer_map returns that
