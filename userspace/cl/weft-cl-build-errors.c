@@ -6,13 +6,18 @@
  * (CL_LINK_PROGRAM_FAILURE), the build status is CL_BUILD_ERROR, the build
  * log names the kernel and what it needs, clCreateKernel refuses the
  * program, and the process lives on: a correct program built and run after
- * the failures gives the right result.
+ * the failures gives the right result. With a directory argument, every
+ * SPIR-V module in it (the compiler fuzzer's reproducers) goes through
+ * clCreateProgramWithIL and clBuildProgram: each builds or fails with
+ * CL_BUILD_ERROR, and none harms the process.
  *
  * Run with RUSTICL_ENABLE=weft (userspace/cl/run-host or run-in-guest);
  * prints one line per test and "N passed, M failed".
+ * Usage: weft-cl-build-errors [SPIRV_DIR]
  */
 #define CL_TARGET_OPENCL_VERSION 300
 #include <CL/cl.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -226,8 +231,83 @@ test_good_after_failures(cl_context ctx, cl_device_id dev)
    clReleaseProgram(prog);
 }
 
+static void *
+read_file(const char *path, size_t *size)
+{
+   FILE *f = fopen(path, "rb");
+   void *data = NULL;
+   long n;
+
+   if (!f)
+      return NULL;
+   if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) > 0 && fseek(f, 0, SEEK_SET) == 0) {
+      data = malloc(n);
+      if (data && fread(data, 1, n, f) != (size_t)n) {
+         free(data);
+         data = NULL;
+      }
+      *size = n;
+   }
+   fclose(f);
+   return data;
+}
+
+/* A module Rusticl refuses (CL_INVALID_VALUE) or cannot build is fine; a
+ * crash ends the process before its summary line. */
+static void
+test_il_survives(cl_context ctx, cl_device_id dev, const char *dir, const char *file)
+{
+   char path[4096], name[512], why[256] = "";
+   cl_build_status status = CL_BUILD_NONE;
+   size_t size = 0;
+   void *il;
+   cl_program prog;
+   cl_int err;
+   int ok;
+
+   snprintf(path, sizeof(path), "%s/%s", dir, file);
+   snprintf(name, sizeof(name), "il-%s", file);
+   il = read_file(path, &size);
+   if (!il) {
+      result(name, 0, "cannot read the module");
+      return;
+   }
+   prog = clCreateProgramWithIL(ctx, il, size, &err);
+   free(il);
+   if (!prog) {
+      result(name, err == CL_INVALID_VALUE, "clCreateProgramWithIL failed, but not with CL_INVALID_VALUE");
+      return;
+   }
+   err = clBuildProgram(prog, 1, &dev, "", NULL, NULL);
+   clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_STATUS, sizeof(status), &status, NULL);
+   ok = err == CL_SUCCESS ? status == CL_BUILD_SUCCESS
+                          : err == CL_BUILD_PROGRAM_FAILURE && status == CL_BUILD_ERROR;
+   if (!ok)
+      snprintf(why, sizeof(why), "clBuildProgram %d, build status %d", (int)err, (int)status);
+   result(name, ok, why);
+   clReleaseProgram(prog);
+}
+
+static void
+test_il_dir(cl_context ctx, cl_device_id dev, const char *dir)
+{
+   struct dirent **files;
+   int n = scandir(dir, &files, NULL, alphasort);
+
+   if (n < 0) {
+      result("il-modules", 0, "cannot read the directory");
+      return;
+   }
+   for (int i = 0; i < n; i++) {
+      if (files[i]->d_name[0] != '.')
+         test_il_survives(ctx, dev, dir, files[i]->d_name);
+      free(files[i]);
+   }
+   free(files);
+}
+
 int
-main(void)
+main(int argc, char **argv)
 {
    cl_platform_id platforms[8];
    cl_uint nplat = 0;
@@ -256,6 +336,8 @@ main(void)
    for (unsigned i = 0; i < sizeof(unsupported) / sizeof(unsupported[0]); i++)
       test_build_fails(ctx, dev, &unsupported[i]);
    test_link_fails(ctx, dev, &unsupported[1]);
+   if (argc > 1)
+      test_il_dir(ctx, dev, argv[1]);
    test_good_after_failures(ctx, dev);
    clReleaseContext(ctx);
    printf("%d passed, %d failed\n", passed, failed);

@@ -2,7 +2,8 @@
 /*
  * libFuzzer target: a SPIR-V module through what clBuildProgram and
  * clCreateKernel do with it on the weft driver, in-process and without a
- * device. For every kernel entry point: spirv_to_nir with Rusticl's options,
+ * device. A module is validated and linked as Rusticl does; for every kernel
+ * entry point of the result: spirv_to_nir with Rusticl's options,
  * libclc linked in, Rusticl's lowering (core/kernel.rs: compile_nir_to_args,
  * compile_nir_prepare_for_variants, compile_nir_variant for the default
  * variant), the screen's finalize_nir (weft_preprocess_nir) and the backend
@@ -19,6 +20,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "compiler/clc/clc_helpers.h"
 #include "compiler/clc/nir_clc_helpers.h"
 #include "compiler/glsl_types.h"
 #include "compiler/nir/nir.h"
@@ -297,6 +299,24 @@ kernel_names(const uint32_t *words, size_t count, char names[MAX_KERNELS][64])
    return n;
 }
 
+/* What Rusticl's clBuildProgram does with an IL program before it reads an
+ * instruction of it: validation (program.rs: clone_on_validate, with
+ * CL_DEVICE_MAX_PARAMETER_SIZE, 4096 on weft, as the limit on function
+ * arguments), then a link of the one module into an executable
+ * (SPIRVBin::link). A module that either refuses fails the build there and
+ * never reaches spirv_to_nir; the others go on as the linked module.
+ */
+static bool
+rusticl_link(const uint32_t *words, size_t size, struct clc_binary *linked)
+{
+   const struct clc_binary module = { .data = (void *)words, .size = size };
+   const struct clc_binary *objs[] = { &module };
+   const struct clc_validator_options limits = { .limit_max_function_arg = 4096 };
+   const struct clc_linker_args args = { .in_objs = objs, .num_in_objs = 1 };
+
+   return clc_validate_spirv(&module, NULL, &limits) && clc_link_spirv(&args, NULL, linked);
+}
+
 int
 LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -315,18 +335,23 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
    struct spirv_to_nir_options options = spirv_options(libclc);
+   struct clc_binary linked = { 0 };
    char names[MAX_KERNELS][64];
-   uint32_t *words;
+   const uint32_t *words;
+   uint32_t *input;
    unsigned kernels;
 
    if (size < 20 || size % 4 || size > (1 << 20))
       return -1;
-   words = malloc(size);
-   memcpy(words, data, size);
-   if (words[0] != SPIRV_MAGIC) {
-      free(words);
+   input = malloc(size);
+   memcpy(input, data, size);
+   if (input[0] != SPIRV_MAGIC || !rusticl_link(input, size, &linked)) {
+      free(input);
       return -1;
    }
+   free(input);
+   words = linked.data;
+   size = linked.size;
    kernels = kernel_names(words, size / 4, names);
    for (unsigned k = 0; k < kernels; k++) {
       nir_shader *nir = spirv_to_nir(words, size / 4, NULL, 0, MESA_SHADER_KERNEL, names[k],
@@ -355,6 +380,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
       }
       ralloc_free(nir);
    }
-   free(words);
+   clc_free_spirv(&linked);
    return 0;
 }
