@@ -618,6 +618,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cfg.mem_size = MEM_SIZE;
 	cfg.threads = 2;
 	cfg.watchdog = 1u << 16;
+#ifdef FUZZ_JIT
+	/* fuzz_jit: every dispatch through the translator. */
+	setenv("WEFT_MODEL_JIT", "1", 1);
+#endif
 	f.m = weft_model_create(&cfg);
 	if (!f.m)
 		abort();

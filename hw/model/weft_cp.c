@@ -687,3 +687,8 @@ void weft_model_wait_idle(struct weft_model *m)
 		pthread_cond_wait(&m->idle_cond, &m->lock);
 	pthread_mutex_unlock(&m->lock);
 }
+
+void weft_model_jit_stats(struct weft_model *m, struct weft_model_jit_stats *st)
+{
+	weft_pool_jit_stats(m->pool, st);
+}

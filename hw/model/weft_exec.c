@@ -19,6 +19,7 @@
 
 #include "weft_isa.h"
 #include "weft_isa_alu.h"
+#include "weft_jit.h"
 #include "weft_model_priv.h"
 
 /* The handlers of the hot instruction classes are built into each per-width
@@ -82,6 +83,7 @@ struct worker_slot {
 	uint64_t dc_gen;
 	struct dc_entry *dc;
 	struct weft_mmu mmu;
+	weft_jit_fn jit;		/* the dispatch's translation, NULL: interpret */
 };
 
 struct weft_worker {
@@ -118,6 +120,8 @@ struct weft_pool {
 	uint64_t vtime;				/* the pass of the last pick */
 	uint64_t next_id;
 	bool quit;
+	enum weft_jit_mode jit_mode;
+	struct weft_jit *jit;		/* NULL: the interpreter only */
 };
 
 static void set_error(struct weft_job *j, int code, uint64_t addr, const struct weft_fault *f)
@@ -1443,6 +1447,161 @@ LANE_HANDLERS(32)
 	((NL) == 8 ? fn##8(__VA_ARGS__) : (NL) == 16 ? fn##16(__VA_ARGS__) : fn##32(__VA_ARGS__))
 
 /*
+ * Ends a turn at end or bar.  Sub-groups are short: their instructions are
+ * accounted in batches, not per turn; a loop around a barrier still meets the
+ * watchdog.
+ */
+static int end_turn(struct weft_worker *w, uint64_t count, int why)
+{
+	w->pending += count;
+	if (w->pending >= ACCOUNT_EVERY) {
+		count = w->pending;
+		w->pending = 0;
+		if (account(w->job, count))
+			return SG_ERROR;
+	}
+	return why;
+}
+
+/* What exec_cf() asks for. */
+#define CF_BAD		-1	/* malformed: WEFT_QERR_BAD_INSTRUCTION */
+#define CF_NEXT		0	/* the next instruction */
+#define CF_JUMP		1	/* the target it returned */
+
+/* A control-flow instruction on the sub-group's mask stack. */
+HOT int exec_cf(struct sg_state *s, uint32_t *M, const struct weft_inst *in,
+		uint32_t (*R)[WEFT_MAX_LANES], uint64_t pc, uint64_t *target, const unsigned NL)
+{
+	uint64_t tgt = pc + (uint64_t)(int64_t)(int32_t)in->imm;
+	struct cf_entry *top = s->sp ? &s->stack[s->sp - 1] : NULL;
+	uint32_t x;
+
+	switch (in->op) {
+	case WEFT_OP_BRA:
+		*target = tgt;
+		return CF_JUMP;
+	case WEFT_OP_BRA_ANY:
+	case WEFT_OP_BRA_ALL:
+	case WEFT_OP_BRA_NONE:
+		x = lanes_true(R, in->a, s->mask, NL);
+		if (in->op == WEFT_OP_BRA_ANY ? x != 0 :
+		    in->op == WEFT_OP_BRA_ALL ? x == s->mask : x == 0) {
+			*target = tgt;
+			return CF_JUMP;
+		}
+		return CF_NEXT;
+	case WEFT_OP_IF:
+		if (s->sp == CF_DEPTH)
+			return CF_BAD;
+		x = lanes_true(R, in->a, s->mask, NL);
+		s->stack[s->sp++] = (struct cf_entry){ CF_IF, s->mask, s->mask & ~x, tgt, 0 };
+		set_mask(s, M, x, NL);
+		break;
+	case WEFT_OP_ELSE:
+		if (!top || top->kind != CF_IF)
+			return CF_BAD;
+		top->kind = CF_ELSE;
+		top->target = tgt;
+		set_mask(s, M, top->alt, NL);
+		break;
+	case WEFT_OP_ENDIF:
+		if (!top || (top->kind != CF_IF && top->kind != CF_ELSE))
+			return CF_BAD;
+		set_mask(s, M, top->saved, NL);
+		s->sp--;
+		break;
+	case WEFT_OP_LOOP:
+		if (s->sp == CF_DEPTH)
+			return CF_BAD;
+		s->stack[s->sp++] = (struct cf_entry){ CF_LOOP, s->mask, 0, tgt, pc + 8 };
+		break;
+	case WEFT_OP_BREAK:
+	case WEFT_OP_CONT: {
+		struct cf_entry *lp;
+
+		x = lanes_true(R, in->a, s->mask, NL);
+		lp = cf_leave(s, x);
+		if (!lp)
+			return CF_BAD;
+		if (in->op == WEFT_OP_CONT)
+			lp->alt |= x;
+		set_mask(s, M, s->mask & ~x, NL);
+		break;
+	}
+	case WEFT_OP_ENDLOOP:
+		if (!top || top->kind != CF_LOOP)
+			return CF_BAD;
+		x = s->mask | top->alt;
+		top->alt = 0;
+		if (x) {
+			set_mask(s, M, x, NL);
+			*target = top->start;
+			return CF_JUMP;
+		}
+		set_mask(s, M, top->saved, NL);
+		s->sp--;
+		break;
+	default:
+		return CF_BAD;
+	}
+	/* No lane left active: continue where the innermost construct resumes
+	 * (backward only in a malformed program, which must still meet the
+	 * watchdog: the caller treats it as any other jump). */
+	if (!s->mask) {
+		if (!s->sp)
+			return CF_BAD;
+		*target = s->stack[s->sp - 1].target;
+		return CF_JUMP;
+	}
+	return CF_NEXT;
+}
+
+/*
+ * One instruction of a class that neither ends the turn nor jumps.  Returns
+ * 0, or -1 with the dispatch's error set.
+ */
+HOT int exec_one(struct weft_worker *w, struct sg_ctx *c, struct sg_state *s,
+		 const struct weft_inst *in, unsigned cls, uint32_t (*R)[WEFT_MAX_LANES],
+		 const uint32_t *M, uint64_t pc, const unsigned NL)
+{
+	switch (cls) {
+	case WEFT_CLASS_NOP:
+		return 0;
+	case WEFT_CLASS_ALU:
+		BY_WIDTH(NL, alu, in, R, M, s->mask);
+		return 0;
+	case WEFT_CLASS_CVT:
+		exec_cvt(in, R, M, NL);
+		return 0;
+	case WEFT_CLASS_S2R:
+		exec_s2r(c, in, R, M, NL);
+		return 0;
+	case WEFT_CLASS_LD:
+	case WEFT_CLASS_ST:
+		return BY_WIDTH(NL, mem, w, in, cls == WEFT_CLASS_ST, R, M);
+	case WEFT_CLASS_LDX:
+	case WEFT_CLASS_STX:
+		return BY_WIDTH(NL, ldst, w, s, in, cls == WEFT_CLASS_STX, R, pc);
+	case WEFT_CLASS_XLANE:
+		BY_WIDTH(NL, xlane, in, R, M, s->mask);
+		return 0;
+	case WEFT_CLASS_ATOM:
+		return exec_atom(w, in, R, s->mask, NL, pc);
+	case WEFT_CLASS_CVTF:
+		exec_cvtf(in, R, s->mask, NL);
+		return 0;
+	case WEFT_CLASS_FENCE:
+		fence_streams(w);
+		if (in->op == WEFT_OP_FENCE_DEV)
+			__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		return 0;
+	default:
+		set_error(w->job, WEFT_QERR_BAD_INSTRUCTION, pc, NULL);
+		return -1;
+	}
+}
+
+/*
  * The sub-group's turn ends here at the backward jump to @tgt: it has used
  * its quantum.  Accounts its instructions (watchdog, abort).
  */
@@ -1451,20 +1610,6 @@ static int yield_at(struct weft_worker *w, struct sg_state *s, uint64_t tgt, uin
 	s->pc = tgt;
 	return account(w->job, count) ? SG_ERROR : SG_YIELDED;
 }
-
-/*
- * Continues at @tgt.  Every loop, well-formed or not, jumps backward
- * somewhere: that is where a sub-group that has used its quantum yields, so
- * the hot path pays one compare per taken jump and none per instruction.
- */
-#define JUMP(tgt) do {								\
-		uint64_t tgt_ = (tgt);						\
-										\
-		if (__builtin_expect(tgt_ <= pc && count >= SG_QUANTUM, 0))	\
-			return yield_at(w, s, tgt_, count);			\
-		pc = tgt_;							\
-		goto next;							\
-	} while (0)
 
 /* Runs the sub-group's turn: returns SG_ENDED, SG_AT_BARRIER, SG_YIELDED or SG_ERROR. */
 HOT int exec_sg(struct weft_worker *w, struct sg_ctx *c, struct sg_state *s, const unsigned NL)
@@ -1480,6 +1625,7 @@ HOT int exec_sg(struct weft_worker *w, struct sg_ctx *c, struct sg_state *s, con
 	for (;;) {
 		const struct dc_entry *e = fetch(w, dc, gen, pc);
 		const struct weft_inst *in;
+		uint64_t tgt;
 
 		if (!e)
 			return SG_ERROR;
@@ -1487,155 +1633,39 @@ HOT int exec_sg(struct weft_worker *w, struct sg_ctx *c, struct sg_state *s, con
 		count++;
 		switch (e->cls) {
 		case WEFT_CLASS_END:
-			/* Sub-groups are short: account in batches, not per sub-group. */
-			w->pending += count;
-			if (w->pending >= ACCOUNT_EVERY) {
-				count = w->pending;
-				w->pending = 0;
-				return account(w->job, count) ? SG_ERROR : SG_ENDED;
-			}
-			return SG_ENDED;
-		case WEFT_CLASS_NOP:
-			break;
-		case WEFT_CLASS_ALU:
-			BY_WIDTH(NL, alu, in, R, M, s->mask);
-			break;
-		case WEFT_CLASS_CVT:
-			exec_cvt(in, R, M, NL);
-			break;
-		case WEFT_CLASS_S2R:
-			exec_s2r(c, in, R, M, NL);
-			break;
-		case WEFT_CLASS_LD:
-		case WEFT_CLASS_ST:
-			if (BY_WIDTH(NL, mem, w, in, e->cls == WEFT_CLASS_ST, R, M))
-				return SG_ERROR;
-			break;
-		case WEFT_CLASS_LDX:
-		case WEFT_CLASS_STX:
-			if (BY_WIDTH(NL, ldst, w, s, in, e->cls == WEFT_CLASS_STX, R, pc))
-				return SG_ERROR;
-			break;
-		case WEFT_CLASS_XLANE:
-			BY_WIDTH(NL, xlane, in, R, M, s->mask);
-			break;
-		case WEFT_CLASS_ATOM:
-			if (exec_atom(w, in, R, s->mask, NL, pc))
-				return SG_ERROR;
-			break;
-		case WEFT_CLASS_CVTF:
-			exec_cvtf(in, R, s->mask, NL);
-			break;
-		case WEFT_CLASS_FENCE:
-			fence_streams(w);
-			if (in->op == WEFT_OP_FENCE_DEV)
-				__atomic_thread_fence(__ATOMIC_SEQ_CST);
-			break;
+			return end_turn(w, count, SG_ENDED);
 		case WEFT_CLASS_BAR:
-			/* Account here too: a loop around a barrier must meet the watchdog. */
 			s->pc = pc + 8;
-			w->pending += count;
-			if (w->pending >= ACCOUNT_EVERY) {
-				count = w->pending;
-				w->pending = 0;
-				if (account(w->job, count))
-					return SG_ERROR;
-			}
-			return SG_AT_BARRIER;
-		case WEFT_CLASS_CF: {
-			uint64_t tgt = pc + (uint64_t)(int64_t)(int32_t)in->imm;
-			struct cf_entry *top = s->sp ? &s->stack[s->sp - 1] : NULL;
-			uint32_t x;
-
-			switch (in->op) {
-			case WEFT_OP_BRA:
-				JUMP(tgt);
-			case WEFT_OP_BRA_ANY:
-			case WEFT_OP_BRA_ALL:
-			case WEFT_OP_BRA_NONE:
-				x = lanes_true(R, in->a, s->mask, NL);
-				if (in->op == WEFT_OP_BRA_ANY ? x != 0 :
-				    in->op == WEFT_OP_BRA_ALL ? x == s->mask : x == 0)
-					JUMP(tgt);
-				break;
-			case WEFT_OP_IF:
-				if (s->sp == CF_DEPTH)
-					goto bad;
-				x = lanes_true(R, in->a, s->mask, NL);
-				s->stack[s->sp++] = (struct cf_entry){ CF_IF, s->mask, s->mask & ~x, tgt, 0 };
-				set_mask(s, M, x, NL);
-				break;
-			case WEFT_OP_ELSE:
-				if (!top || top->kind != CF_IF)
-					goto bad;
-				top->kind = CF_ELSE;
-				top->target = tgt;
-				set_mask(s, M, top->alt, NL);
-				break;
-			case WEFT_OP_ENDIF:
-				if (!top || (top->kind != CF_IF && top->kind != CF_ELSE))
-					goto bad;
-				set_mask(s, M, top->saved, NL);
-				s->sp--;
-				break;
-			case WEFT_OP_LOOP:
-				if (s->sp == CF_DEPTH)
-					goto bad;
-				s->stack[s->sp++] = (struct cf_entry){ CF_LOOP, s->mask, 0, tgt, pc + 8 };
-				break;
-			case WEFT_OP_BREAK:
-			case WEFT_OP_CONT: {
-				struct cf_entry *lp;
-
-				x = lanes_true(R, in->a, s->mask, NL);
-				lp = cf_leave(s, x);
-				if (!lp)
-					goto bad;
-				if (in->op == WEFT_OP_CONT)
-					lp->alt |= x;
-				set_mask(s, M, s->mask & ~x, NL);
-				break;
-			}
-			case WEFT_OP_ENDLOOP:
-				if (!top || top->kind != CF_LOOP)
-					goto bad;
-				x = s->mask | top->alt;
-				top->alt = 0;
-				if (x) {
-					set_mask(s, M, x, NL);
-					JUMP(top->start);
-				}
-				set_mask(s, M, top->saved, NL);
-				s->sp--;
-				break;
-			default:
-				goto bad;
-			}
-			/* No lane left active: continue where the innermost construct resumes. */
-			if (!s->mask) {
-				if (!s->sp)
-					goto bad;
-				/* Backward only in a malformed program, which must
-				 * still meet the watchdog. */
-				JUMP(s->stack[s->sp - 1].target);
+			return end_turn(w, count, SG_AT_BARRIER);
+		case WEFT_CLASS_CF:
+			switch (exec_cf(s, M, in, R, pc, &tgt, NL)) {
+			case CF_JUMP:
+				/*
+				 * Every loop, well-formed or not, jumps backward
+				 * somewhere: that is where a sub-group that has used
+				 * its quantum yields, so the hot path pays one compare
+				 * per taken jump and none per instruction.
+				 */
+				if (__builtin_expect(tgt <= pc && count >= SG_QUANTUM, 0))
+					return yield_at(w, s, tgt, count);
+				pc = tgt;
+				continue;
+			case CF_BAD:
+				set_error(w->job, WEFT_QERR_BAD_INSTRUCTION, pc, NULL);
+				return SG_ERROR;
 			}
 			break;
-		}
 		default:
-			goto bad;
+			if (exec_one(w, c, s, in, e->cls, R, M, pc, NL))
+				return SG_ERROR;
 		}
 		/* A branch, not an add of the loaded length: the next fetch's
 		 * address must not wait for this entry to load. */
 		pc += 8;
 		if (__builtin_expect(in->nwords != 1, 0))
 			pc += 8;
-next:;
 	}
-bad:
-	set_error(w->job, WEFT_QERR_BAD_INSTRUCTION, pc, NULL);
-	return SG_ERROR;
 }
-#undef JUMP
 
 static int exec_sg8(struct weft_worker *w, struct sg_ctx *c, struct sg_state *s)
 {
@@ -1650,6 +1680,57 @@ static int exec_sg16(struct weft_worker *w, struct sg_ctx *c, struct sg_state *s
 static int exec_sg32(struct weft_worker *w, struct sg_ctx *c, struct sg_state *s)
 {
 	return exec_sg(w, c, s, 32);
+}
+
+static int interpret(struct weft_worker *w, struct sg_ctx *c, struct sg_state *s)
+{
+	unsigned simd = c->dp->simd;
+
+	return simd == 8 ? exec_sg8(w, c, s) : simd == 16 ? exec_sg16(w, c, s) : exec_sg32(w, c, s);
+}
+
+int weft_jit_exec(struct weft_jit_ctx *x, const struct weft_inst *in, uint64_t pc, unsigned simd)
+{
+	unsigned cls = weft_isa_ops[in->op].cls;
+
+	return simd == 8 ? exec_one(x->w, x->c, x->s, in, cls, x->R, x->M, pc, 8) :
+	       simd == 16 ? exec_one(x->w, x->c, x->s, in, cls, x->R, x->M, pc, 16) :
+	       exec_one(x->w, x->c, x->s, in, cls, x->R, x->M, pc, 32);
+}
+
+int weft_jit_cf(struct weft_jit_ctx *x, const struct weft_inst *in, uint64_t pc, unsigned simd,
+		uint64_t *target)
+{
+	int r = simd == 8 ? exec_cf(x->s, x->M, in, x->R, pc, target, 8) :
+		simd == 16 ? exec_cf(x->s, x->M, in, x->R, pc, target, 16) :
+		exec_cf(x->s, x->M, in, x->R, pc, target, 32);
+
+	if (r == CF_BAD)
+		set_error(((struct weft_worker *)x->w)->job, WEFT_QERR_BAD_INSTRUCTION, pc, NULL);
+	return r;
+}
+
+/* The sub-group's turn in its translation: the same ends as the interpreter's. */
+static int run_translated(struct weft_worker *w, struct sg_ctx *c, struct sg_state *s)
+{
+	struct weft_jit_ctx x = { .R = w->R, .M = w->M, .mask = &s->mask, .pc = &s->pc,
+				  .base = c->dp->code, .mmu = &w->slot->mmu, .w = w, .s = s, .c = c };
+	int r;
+
+	set_mask(s, w->M, s->mask, c->dp->simd);
+	r = w->slot->jit(&x);
+	switch (r) {
+	case SG_ENDED:
+	case SG_AT_BARRIER:
+		return end_turn(w, x.count, r);
+	case SG_YIELDED:
+		return account(w->job, x.count) ? SG_ERROR : SG_YIELDED;
+	case WEFT_JIT_INTERPRET:
+		w->pending += x.count;
+		return interpret(w, c, s);
+	default:
+		return SG_ERROR;
+	}
 }
 
 /* A register file (and scratch) slot for a starting sub-group. */
@@ -1731,8 +1812,7 @@ static int run_group(struct weft_worker *w, uint64_t g)
 			}
 			c.lid_valid = false;
 			w->R = w->rf[s->slot];
-			r = dp->simd == 8 ? exec_sg8(w, &c, s) : dp->simd == 16 ? exec_sg16(w, &c, s) :
-			    exec_sg32(w, &c, s);
+			r = w->slot->jit ? run_translated(w, &c, s) : interpret(w, &c, s);
 			if (r == SG_ERROR)
 				return -1;
 			if (r == SG_ENDED) {
@@ -1789,6 +1869,14 @@ static struct weft_job *pick(struct weft_pool *p)
 	return best;
 }
 
+/* Whether a dispatch runs translated (execution.rst, "The translator"). */
+static bool use_translator(struct weft_pool *p, const struct weft_dispatch_params *dp)
+{
+	uint64_t items = (uint64_t)dp->gsize[0] * dp->gsize[1] * dp->gsize[2];
+
+	return p->jit && (p->jit_mode == WEFT_JIT_ALWAYS || items >= WEFT_JIT_MIN_ITEMS);
+}
+
 static void run_some(struct weft_worker *w, struct weft_job *j)
 {
 	struct worker_slot *ws = &w->slots[j->slot];
@@ -1801,6 +1889,8 @@ static void run_some(struct weft_worker *w, struct weft_job *j)
 		weft_mmu_init(&ws->mmu, w->pool->m->mem, w->pool->m->mem_size, j->dp->root);
 		if (!++ws->dc_gen)
 			ws->dc_gen = 1;
+		ws->jit = use_translator(w->pool, j->dp) ?
+			  weft_jit_get(w->pool->jit, &ws->mmu, j->dp->code, j->dp->simd) : NULL;
 	}
 	if (w->regs_job != j->id) {
 		/* No register, SLM or scratch contents leak from another dispatch
@@ -1887,8 +1977,12 @@ struct weft_pool *weft_pool_create(struct weft_model *m, unsigned threads)
 	if (!p)
 		return NULL;
 	p->m = m;
+	p->jit_mode = weft_jit_mode_from_env();
+	if (p->jit_mode != WEFT_JIT_OFF)
+		p->jit = weft_jit_create();
 	p->w = calloc(threads, sizeof(*p->w));
 	if (!p->w) {
+		weft_jit_destroy(p->jit);
 		free(p);
 		return NULL;
 	}
@@ -1932,6 +2026,7 @@ void weft_pool_destroy(struct weft_pool *p)
 	pthread_cond_destroy(&p->work);
 	pthread_mutex_destroy(&p->lock);
 	free(p->w);
+	weft_jit_destroy(p->jit);
 	free(p);
 }
 
@@ -1987,4 +2082,11 @@ void weft_pool_dispatch(struct weft_pool *p, unsigned slot, const struct weft_di
 	*res = j.res;
 	if (aborted)
 		res->code = -1;
+}
+
+void weft_pool_jit_stats(struct weft_pool *p, struct weft_model_jit_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	if (p->jit)
+		weft_jit_get_stats(p->jit, st);
 }

@@ -70,4 +70,19 @@ void weft_model_doorbell(struct weft_model *m);
  */
 void weft_model_wait_idle(struct weft_model *m);
 
+/*
+ * The translator's counters since the model was created (all 0 while it
+ * does not run: WEFT_MODEL_JIT=0, or no usable LLVM target); execution.rst,
+ * "The translator".
+ */
+struct weft_model_jit_stats {
+	uint64_t translated;	/* kernels translated */
+	uint64_t cache_hits;	/* dispatches (per worker) that found their translation */
+	uint64_t interpreted;	/* lookups of a kernel that cannot be translated: interpreted */
+	uint64_t native;	/* instructions of translated kernels that became host vector code */
+	uint64_t helper;	/* ... that became a call of the interpreter's handler */
+	uint64_t translate_ns;	/* CPU time spent translating (building, optimizing, compiling) */
+};
+void weft_model_jit_stats(struct weft_model *m, struct weft_model_jit_stats *st);
+
 #endif

@@ -100,6 +100,7 @@ struct weft_dispatch_params {
 struct weft_pool;
 struct weft_pool *weft_pool_create(struct weft_model *m, unsigned threads);
 void weft_pool_destroy(struct weft_pool *p);
+void weft_pool_jit_stats(struct weft_pool *p, struct weft_model_jit_stats *st);
 /*
  * Runs a validated dispatch of queue @slot on the pool (dispatches of
  * different queues share the workers); @should_abort is polled while it

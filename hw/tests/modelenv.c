@@ -205,7 +205,6 @@ uint32_t env_dispatch(struct env *e, unsigned q, const struct env_dispatch *d)
 {
 	uint32_t *b;
 	uint64_t va;
-	static uint64_t seq = 1;
 
 	/* The device is idle between dispatches: one batch page serves them all. */
 	if (!e->batch)
@@ -229,10 +228,10 @@ uint32_t env_dispatch(struct env *e, unsigned q, const struct env_dispatch *d)
 	b[15] = d->slm;
 	b[16] = d->scratch;
 	b[n] = CMD(WEFT_CMD_END, 1);
-	env_submit_batch(e, q, va, (n + 1) * 4, ++seq);
+	env_submit_batch(e, q, va, (n + 1) * 4, ++e->seq);
 	if (env_qreg(e, q, WEFT_Q_STATUS) == WEFT_Q_STATUS_ERROR)
 		return env_qreg(e, q, WEFT_Q_ERROR_CODE);
-	if (env_fence(e) != seq)
+	if (env_fence(e) != e->seq)
 		return 0xdead;
 	return 0;
 }

@@ -38,6 +38,7 @@ struct env {
 	struct weft_model *m;
 	uint64_t batch_va;		/* env_dispatch's batch page, reused */
 	uint32_t *batch;
+	uint64_t seq;			/* env_dispatch's last fence value */
 };
 
 struct env *env_create(unsigned threads, uint64_t watchdog);

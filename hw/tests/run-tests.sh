@@ -53,6 +53,11 @@ run "$BUILD/tests/test_isa" "$SRC/tests/golden"
 run "$BUILD/tests/test_alu"
 run "$BUILD/tests/test_exec"
 run "$BUILD/tests/test_model"
+run "$BUILD/tests/test_jit"
+# The ISA tests again with every dispatch translated (execution.rst, "The
+# translator"): the same checks against C must hold both ways.
+run env WEFT_MODEL_JIT=1 "$BUILD/tests/test_alu"
+run env WEFT_MODEL_JIT=1 "$BUILD/tests/test_exec"
 run "$BUILD/tests/test_server" "$BUILD/weft-model-server"
 run "$BUILD/tests/test_coverage" "$WEFT_COVERAGE"
 

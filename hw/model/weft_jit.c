@@ -1,0 +1,1120 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The translator (weft_jit.h): a kernel binary becomes one LLVM function per
+ * SIMD width, built through LLVM's C API, cleaned by early CSE and compiled
+ * for the host CPU by ORC's LLJIT without code-generation optimizations:
+ * translation time comes first (execution.rst, "The translator").
+ *
+ * - The kernel is found by following its control flow from the entry (both
+ *   ways of every conditional jump) and split into basic blocks.  A turn
+ *   starts, and a jump whose target is known only at run time goes, through
+ *   a switch on the address; an address the translation does not hold goes
+ *   back to the interpreter.
+ * - Registers stay in the interpreter's register file between blocks; in a
+ *   block each is an SSA <simd x i32> value from its first use, stored back
+ *   at the block's end if assigned (struct gen).
+ * - Integer ALU instructions of 32 and 64 bits, f32 add/sub/mul/fma,
+ *   shuffles by an immediate (vector shuffles), and ld/st.global of 32/64
+ *   bits (a TLB lookup inlined: whole sub-group, consecutive lanes, one
+ *   page, TLB hit) are host vector code.  Every other instruction, and the
+ *   slow path of those loads and stores, is a call of the interpreter's own
+ *   handler: one implementation of every semantic, so both ways compute the
+ *   same bits.
+ * - Control flow: bra is a direct jump; the structured constructs and the
+ *   conditional branches call the interpreter's mask-stack code and jump
+ *   where it says.  Taken backward jumps test the quantum as the
+ *   interpreter does; end, bar, faults and the watchdog go through the same
+ *   C code as the interpreter's.
+ */
+#include <llvm-c/Core.h>
+#include <llvm-c/Error.h>
+#include <llvm-c/LLJIT.h>
+#include <llvm-c/Orc.h>
+#include <llvm-c/Target.h>
+#include <llvm-c/TargetMachine.h>
+#include <llvm-c/Transforms/PassBuilder.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "weft_jit.h"
+#include "weft_model_priv.h"
+
+#define MAX_WORDS	16384	/* code words a translated kernel may span */
+#define CACHE_MAX	1024	/* translations kept; past that, new kernels interpret */
+#define QUANTUM		4096	/* = SG_QUANTUM of weft_exec.c */
+
+/* The interpreter's return codes (weft_exec.c). */
+#define SG_ERROR	-1
+#define SG_ENDED	0
+#define SG_AT_BARRIER	1
+#define SG_YIELDED	2
+#define CF_NEXT		0
+#define CF_JUMP		1
+
+/* A kernel as found from its entry: @nw words, instructions where start[i]. */
+struct kernel {
+	unsigned simd, nw;
+	uint64_t hash;
+	uint64_t *words;
+	uint8_t *start;
+	struct weft_inst *insts;	/* per word index (valid where start[i]) */
+};
+
+struct cached {
+	struct kernel k;
+	weft_jit_fn fn;
+};
+
+struct weft_jit {
+	pthread_mutex_t lock;
+	LLVMOrcLLJITRef lljit;
+	LLVMTargetMachineRef tm;
+	struct cached *cache;
+	unsigned ncache;
+	struct weft_model_jit_stats stats;
+};
+
+static void kernel_free(struct kernel *k)
+{
+	free(k->words);
+	free(k->start);
+	free(k->insts);
+}
+
+static uint64_t fnv(uint64_t h, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		h = (h ^ ((v >> (8 * i)) & 0xff)) * 0x100000001b3ull;
+	return h;
+}
+
+/* Control flow that names a target (bra*, if, else, loop). */
+static bool has_target(const struct weft_inst *in)
+{
+	return in->op == WEFT_OP_BRA || in->op == WEFT_OP_BRA_ANY || in->op == WEFT_OP_BRA_ALL ||
+	       in->op == WEFT_OP_BRA_NONE || in->op == WEFT_OP_IF || in->op == WEFT_OP_ELSE ||
+	       in->op == WEFT_OP_LOOP;
+}
+
+/*
+ * Finds the kernel at @code: every instruction reachable from it, decoded.
+ * -1 when a word does not fetch or decode, a target is outside the first
+ * MAX_WORDS words or not a multiple of 8: the interpreter runs it then.
+ */
+static int discover(struct weft_mmu *mmu, uint64_t code, unsigned simd, struct kernel *k)
+{
+	unsigned *todo = malloc(MAX_WORDS * sizeof(*todo)), n = 0;
+	int ret = -1;
+
+	memset(k, 0, sizeof(*k));
+	k->simd = simd;
+	k->words = calloc(MAX_WORDS, sizeof(*k->words));
+	k->start = calloc(MAX_WORDS, 1);
+	k->insts = calloc(MAX_WORDS, sizeof(*k->insts));
+	if (!todo || !k->words || !k->start || !k->insts)
+		goto out;
+	todo[n++] = 0;
+	while (n) {
+		unsigned i = todo[--n], nsucc = 0, succ[2];
+		struct weft_inst *in = &k->insts[i];
+		struct weft_fault f;
+		uint64_t w[2];
+		size_t nwords = 1;
+		int64_t tgt;
+
+		if (k->start[i])
+			continue;
+		if (i + 2 > MAX_WORDS || weft_mmu_read(mmu, code + 8ull * i, &w[0], 8, WEFT_ACC_EXEC, &f))
+			goto out;
+		if ((w[0] >> WEFT_ENC_LIT_SHIFT & 1) &&
+		    weft_mmu_read(mmu, code + 8ull * (i + 1), &w[nwords++], 8, WEFT_ACC_EXEC, &f))
+			goto out;
+		if (weft_isa_decode(w, nwords, in) < 0)
+			goto out;
+		k->start[i] = 1;
+		k->words[i] = w[0];
+		if (in->nwords == 2)
+			k->words[i + 1] = w[1];
+		if (i + in->nwords > k->nw)
+			k->nw = i + in->nwords;
+		tgt = (int64_t)i + (int32_t)in->imm / 8;
+		switch (weft_isa_ops[in->op].cls) {
+		case WEFT_CLASS_END:
+			break;
+		case WEFT_CLASS_CF:
+			if (has_target(in)) {
+				if ((in->imm & 7) || tgt < 0 || tgt >= MAX_WORDS)
+					goto out;
+				succ[nsucc++] = (unsigned)tgt;
+			}
+			if (in->op != WEFT_OP_BRA)
+				succ[nsucc++] = i + in->nwords;
+			break;
+		default:
+			succ[nsucc++] = i + in->nwords;
+		}
+		for (unsigned s = 0; s < nsucc; s++) {
+			if (n == MAX_WORDS)
+				goto out;
+			todo[n++] = succ[s];
+		}
+	}
+	k->hash = fnv(0xcbf29ce484222325ull, simd);
+	for (unsigned i = 0; i < k->nw; i++)
+		k->hash = fnv(fnv(k->hash, k->words[i]), k->start[i]);
+	ret = 0;
+out:
+	free(todo);
+	if (ret)
+		kernel_free(k);
+	return ret;
+}
+
+static bool same_kernel(const struct kernel *a, const struct kernel *b)
+{
+	return a->hash == b->hash && a->simd == b->simd && a->nw == b->nw &&
+	       !memcmp(a->words, b->words, a->nw * sizeof(*a->words)) &&
+	       !memcmp(a->start, b->start, a->nw);
+}
+
+/* ---- which instructions become host vector code ---- */
+
+static bool is32(unsigned t)
+{
+	return t == WEFT_TYPE_U32 || t == WEFT_TYPE_S32;
+}
+
+static bool is64(unsigned t)
+{
+	return t == WEFT_TYPE_U64 || t == WEFT_TYPE_S64;
+}
+
+bool weft_jit_native(const struct weft_inst *in)
+{
+	switch (in->op) {
+	case WEFT_OP_END: case WEFT_OP_NOP: case WEFT_OP_BAR: case WEFT_OP_BRA:
+		return true;
+	case WEFT_OP_MOV: case WEFT_OP_SEL:
+		return is32(in->t) || is64(in->t) || in->t == WEFT_TYPE_F32;
+	case WEFT_OP_ADD: case WEFT_OP_SUB: case WEFT_OP_MUL: case WEFT_OP_AND: case WEFT_OP_OR:
+	case WEFT_OP_XOR: case WEFT_OP_NOT: case WEFT_OP_NEG: case WEFT_OP_SHL: case WEFT_OP_SHR:
+	case WEFT_OP_SAR: case WEFT_OP_MIN: case WEFT_OP_MAX: case WEFT_OP_SET_EQ:
+	case WEFT_OP_SET_NE: case WEFT_OP_SET_LT: case WEFT_OP_SET_LE: case WEFT_OP_SET_GT:
+	case WEFT_OP_SET_GE:
+		return is32(in->t) || is64(in->t);
+	case WEFT_OP_LD_GLOBAL: case WEFT_OP_ST_GLOBAL:
+		return is32(in->t) || is64(in->t);
+	case WEFT_OP_FADD: case WEFT_OP_FSUB: case WEFT_OP_FMUL: case WEFT_OP_FFMA:
+		return in->t == WEFT_TYPE_F32;
+	case WEFT_OP_SHFL_IDX: case WEFT_OP_SHFL_XOR: case WEFT_OP_SHFL_UP: case WEFT_OP_SHFL_DOWN:
+	case WEFT_OP_BCAST:
+		return in->has_imm && (is32(in->t) || in->t == WEFT_TYPE_F32);
+	default:
+		return false;
+	}
+}
+
+/* ---- IR generation ---- */
+
+/*
+ * Registers live in the register file between basic blocks (of the Weft
+ * code: straight runs between jump targets and control flow).  Inside one,
+ * each register is loaded at its first use and kept as an SSA value; the
+ * ones it assigned are stored back when it ends, and before a helper that
+ * reads them.  So the IR has no register allocas and no phis over the
+ * register file, which keeps LLVM's work linear in the kernel's size.
+ */
+struct gen {
+	LLVMContextRef C;
+	LLVMModuleRef mod;
+	LLVMBuilderRef b;
+	const struct kernel *k;
+	unsigned NL;
+	LLVMTypeRef i1, i8, i32, i64, ptr, vi32, vi64, exec_ty, cf_ty;
+	LLVMValueRef fn, x, R, Mp, maskp, pcp, base, mmu, countp, target;
+	LLVMValueRef val[WEFT_NUM_REGS];	/* the block's value of each row, NULL: in the file */
+	bool dirty[WEFT_NUM_REGS];		/* assigned in the block, not yet stored */
+	LLVMValueRef on;			/* the block's active lanes, NULL: not loaded yet */
+	/* Whether the 64-bit addresses in rows r, r+1 are consecutive 4- or
+	 * 8-byte elements (an i1), NULL: not computed in this block. */
+	LLVMValueRef contig[WEFT_NUM_REGS][2];
+	uint8_t *leader;			/* word index starts a basic block */
+	LLVMBasicBlockRef *blk, dispatch, exit;
+	LLVMValueRef dispatch_phi, exit_phi;
+};
+
+static LLVMValueRef c32(struct gen *g, uint64_t v)
+{
+	return LLVMConstInt(g->i32, v, false);
+}
+
+static LLVMValueRef c64(struct gen *g, uint64_t v)
+{
+	return LLVMConstInt(g->i64, v, false);
+}
+
+static LLVMValueRef splat(struct gen *g, LLVMValueRef v)
+{
+	LLVMValueRef e[WEFT_MAX_LANES];
+
+	for (unsigned l = 0; l < g->NL; l++)
+		e[l] = v;
+	return LLVMConstVector(e, g->NL);
+}
+
+static LLVMValueRef byte_ptr(struct gen *g, LLVMValueRef p, LLVMValueRef off)
+{
+	return LLVMBuildGEP2(g->b, g->i8, p, &off, 1, "");
+}
+
+/* A field of the context (weft_jit_ctx) at byte offset @off, of type @ty. */
+static LLVMValueRef ctx_load(struct gen *g, size_t off, LLVMTypeRef ty, const char *name)
+{
+	return LLVMBuildLoad2(g->b, ty, byte_ptr(g, g->x, c64(g, off)), name);
+}
+
+static LLVMValueRef row_ptr(struct gen *g, unsigned r)
+{
+	return byte_ptr(g, g->R, c64(g, (uint64_t)r * WEFT_MAX_LANES * 4));
+}
+
+static LLVMValueRef get(struct gen *g, unsigned r)
+{
+	if (!g->val[r]) {
+		g->val[r] = LLVMBuildLoad2(g->b, g->vi32, row_ptr(g, r), "");
+		LLVMSetAlignment(g->val[r], 4);
+	}
+	return g->val[r];
+}
+
+/* Row @r changes: what the block derived from it goes. */
+static void changed(struct gen *g, unsigned r)
+{
+	unsigned below = (r + WEFT_NUM_REGS - 1) % WEFT_NUM_REGS;
+
+	g->contig[r][0] = g->contig[r][1] = NULL;
+	g->contig[below][0] = g->contig[below][1] = NULL;
+}
+
+static void set(struct gen *g, unsigned r, LLVMValueRef v)
+{
+	g->val[r] = v;
+	g->dirty[r] = true;
+	changed(g, r);
+}
+
+/* Stores the rows the block assigned that @use names (bit @bit; NULL: all). */
+static void flush(struct gen *g, const uint8_t *use, uint8_t bit)
+{
+	for (unsigned r = 0; r < WEFT_NUM_REGS; r++) {
+		if (!g->dirty[r] || (use && !(use[r] & bit)))
+			continue;
+		LLVMSetAlignment(LLVMBuildStore(g->b, g->val[r], row_ptr(g, r)), 4);
+		g->dirty[r] = false;
+	}
+}
+
+/* A new basic block of the Weft code: every row is in the file. */
+static void block_start(struct gen *g, LLVMBasicBlockRef bb)
+{
+	LLVMPositionBuilderAtEnd(g->b, bb);
+	memset(g->val, 0, sizeof(g->val));
+	memset(g->dirty, 0, sizeof(g->dirty));
+	memset(g->contig, 0, sizeof(g->contig));
+	g->on = NULL;
+}
+
+/* Rows an instruction reads (bit 0) and writes (bit 1), as the interpreter's handler does. */
+static void inst_rows(const struct weft_inst *in, uint8_t *use)
+{
+	const struct weft_op_info *oi = &weft_isa_ops[in->op];
+
+	for (unsigned i = 0; i < oi->nopnd; i++) {
+		const struct weft_operand_desc *od = &oi->opnd[i];
+		unsigned r = od->field == WEFT_FIELD_D ? in->d : od->field == WEFT_FIELD_A ? in->a :
+			     od->field == WEFT_FIELD_B ? in->b : in->c;
+		unsigned n = weft_isa_opnd_regs(in, od);
+		uint8_t how;
+
+		switch (od->role) {
+		case WEFT_ROLE_DST:
+			how = 3;	/* masked writes keep the other lanes: read too */
+			break;
+		case WEFT_ROLE_SRCI:
+			if (in->has_imm || in->has_lit)
+				continue;
+			how = 1;
+			break;
+		case WEFT_ROLE_SRC: case WEFT_ROLE_MEM: case WEFT_ROLE_ADDR: case WEFT_ROLE_SDATA:
+			how = 1;
+			break;
+		default:
+			continue;
+		}
+		for (unsigned j = 0; j < n; j++)
+			use[(r + j) % WEFT_NUM_REGS] |= how;
+	}
+}
+
+/* Leaves the function with @code; the caller stored what must survive. */
+static void exit_with(struct gen *g, int code)
+{
+	LLVMValueRef v = c32(g, (uint32_t)code);
+	LLVMBasicBlockRef here = LLVMGetInsertBlock(g->b);
+
+	LLVMAddIncoming(g->exit_phi, &v, &here, 1);
+	LLVMBuildBr(g->b, g->exit);
+}
+
+static LLVMBasicBlockRef new_block(struct gen *g, const char *name)
+{
+	return LLVMAppendBasicBlockInContext(g->C, g->fn, name);
+}
+
+static LLVMValueRef pc_of(struct gen *g, unsigned i)
+{
+	return LLVMBuildAdd(g->b, g->base, c64(g, 8ull * i), "pc");
+}
+
+/*
+ * A taken jump of instruction @i to the VA @tgt (@static_idx: its word
+ * index when known, else -1), every row in the file.  A backward jump after
+ * the quantum ends the turn there.
+ */
+static void jump(struct gen *g, unsigned i, LLVMValueRef tgt, int static_idx)
+{
+	LLVMValueRef cnt = LLVMBuildLoad2(g->b, g->i64, g->countp, "");
+	LLVMValueRef spent = LLVMBuildICmp(g->b, LLVMIntUGE, cnt, c64(g, QUANTUM), "");
+	LLVMValueRef yield;
+	LLVMBasicBlockRef yb = new_block(g, "yield"), go = new_block(g, "go");
+
+	if (static_idx >= 0) {
+		yield = (unsigned)static_idx <= i ? spent : NULL;
+	} else {
+		LLVMValueRef off = LLVMBuildSub(g->b, tgt, g->base, "");
+
+		yield = LLVMBuildAnd(g->b, spent, LLVMBuildICmp(g->b, LLVMIntSLE, off,
+								c64(g, 8ull * i), ""), "");
+	}
+	if (yield) {
+		LLVMBuildCondBr(g->b, yield, yb, go);
+		LLVMPositionBuilderAtEnd(g->b, yb);
+		LLVMBuildStore(g->b, tgt, g->pcp);
+		exit_with(g, SG_YIELDED);
+	} else {
+		LLVMDeleteBasicBlock(yb);
+		LLVMBuildBr(g->b, go);
+	}
+	LLVMPositionBuilderAtEnd(g->b, go);
+	if (static_idx >= 0 && g->leader[static_idx]) {
+		LLVMBuildBr(g->b, g->blk[static_idx]);
+	} else {
+		LLVMBasicBlockRef here = LLVMGetInsertBlock(g->b);
+
+		LLVMAddIncoming(g->dispatch_phi, &tgt, &here, 1);
+		LLVMBuildBr(g->b, g->dispatch);
+	}
+}
+
+/* Lanes active in the sub-group's mask, as <simd x i1>: once per block. */
+static LLVMValueRef active(struct gen *g)
+{
+	if (!g->on) {
+		LLVMValueRef m = LLVMBuildLoad2(g->b, g->vi32, g->Mp, "M");
+
+		LLVMSetAlignment(m, 4);
+		g->on = LLVMBuildICmp(g->b, LLVMIntNE, m, LLVMConstNull(g->vi32), "on");
+	}
+	return g->on;
+}
+
+static void set_masked(struct gen *g, unsigned r, LLVMValueRef v, LLVMValueRef on)
+{
+	set(g, r, LLVMBuildSelect(g->b, on, v, get(g, r), ""));
+}
+
+static LLVMValueRef get64(struct gen *g, unsigned r)
+{
+	LLVMValueRef lo = LLVMBuildZExt(g->b, get(g, r), g->vi64, "");
+	LLVMValueRef hi = LLVMBuildZExt(g->b, get(g, (r + 1) % WEFT_NUM_REGS), g->vi64, "");
+
+	return LLVMBuildOr(g->b, lo, LLVMBuildShl(g->b, hi, splat(g, c64(g, 32)), ""), "");
+}
+
+static LLVMValueRef lo32(struct gen *g, LLVMValueRef v)
+{
+	return LLVMBuildTrunc(g->b, v, g->vi32, "");
+}
+
+static LLVMValueRef hi32(struct gen *g, LLVMValueRef v)
+{
+	return LLVMBuildTrunc(g->b, LLVMBuildLShr(g->b, v, splat(g, c64(g, 32)), ""), g->vi32, "");
+}
+
+static void set64_masked(struct gen *g, unsigned r, LLVMValueRef v, LLVMValueRef on)
+{
+	set_masked(g, r, lo32(g, v), on);
+	set_masked(g, (r + 1) % WEFT_NUM_REGS, hi32(g, v), on);
+}
+/* Operand b (srci) at the instruction's width, as the generated ALU reads it. */
+static LLVMValueRef operand_b(struct gen *g, const struct weft_inst *in, bool wide, bool shift)
+{
+	if (shift) {
+		LLVMValueRef b = in->has_imm ? splat(g, c32(g, in->imm)) :
+				 in->has_lit ? splat(g, c32(g, (uint32_t)in->lit)) : get(g, in->b);
+
+		return wide ? LLVMBuildZExt(g->b, b, g->vi64, "") : b;
+	}
+	if (!wide)
+		return in->has_imm ? splat(g, c32(g, in->imm)) : get(g, in->b);
+	if (in->has_lit)
+		return splat(g, c64(g, in->lit));
+	if (in->has_imm)
+		return splat(g, c64(g, in->t == WEFT_TYPE_S64 ? (uint64_t)(int64_t)(int32_t)in->imm :
+							  (uint64_t)in->imm));
+	return get64(g, in->b);
+}
+
+/*
+ * f32 add, sub, mul and fma: IEEE round to nearest even on the host's
+ * vector unit, as the interpreter's C (built without contraction: -std=c11).
+ */
+static void emit_falu(struct gen *g, const struct weft_inst *in)
+{
+	LLVMTypeRef vf = LLVMVectorType(LLVMFloatTypeInContext(g->C), g->NL);
+	LLVMValueRef on = active(g), a, b, d;
+
+	a = LLVMBuildBitCast(g->b, get(g, in->a), vf, "");
+	b = LLVMBuildBitCast(g->b, in->has_imm ? splat(g, c32(g, in->imm)) : get(g, in->b), vf, "");
+	switch (in->op) {
+	case WEFT_OP_FADD: d = LLVMBuildFAdd(g->b, a, b, ""); break;
+	case WEFT_OP_FSUB: d = LLVMBuildFSub(g->b, a, b, ""); break;
+	case WEFT_OP_FMUL: d = LLVMBuildFMul(g->b, a, b, ""); break;
+	default: {
+		unsigned id = LLVMLookupIntrinsicID("llvm.fma", 8);
+		LLVMValueRef fma = LLVMGetIntrinsicDeclaration(g->mod, id, &vf, 1);
+		LLVMValueRef args[3] = { a, b, LLVMBuildBitCast(g->b, get(g, in->c), vf, "") };
+
+		d = LLVMBuildCall2(g->b, LLVMIntrinsicGetType(g->C, id, &vf, 1), fma, args, 3, "");
+	}
+	}
+	set_masked(g, in->d, LLVMBuildBitCast(g->b, d, g->vi32, ""), on);
+}
+
+static void emit_alu(struct gen *g, const struct weft_inst *in)
+{
+	bool wide = is64(in->t), sgn = in->t == WEFT_TYPE_S32 || in->t == WEFT_TYPE_S64;
+	bool shift = in->op == WEFT_OP_SHL || in->op == WEFT_OP_SHR || in->op == WEFT_OP_SAR;
+	LLVMTypeRef vt = wide ? g->vi64 : g->vi32;
+	LLVMValueRef on = active(g), a = NULL, b, d, ones = LLVMConstAllOnes(vt);
+	LLVMIntPredicate p;
+
+	if (in->op == WEFT_OP_SEL) {
+		LLVMValueRef c = LLVMBuildICmp(g->b, LLVMIntNE, get(g, in->c), LLVMConstNull(g->vi32), "");
+
+		a = wide ? get64(g, in->a) : get(g, in->a);
+		b = wide ? get64(g, in->b) : get(g, in->b);
+		d = LLVMBuildSelect(g->b, c, a, b, "");
+		goto write;
+	}
+	b = operand_b(g, in, wide, shift);
+	if (in->op != WEFT_OP_MOV)
+		a = wide ? get64(g, in->a) : get(g, in->a);
+	if (shift)
+		b = LLVMBuildAnd(g->b, b, splat(g, wide ? c64(g, 63) : c32(g, 31)), "");
+	switch (in->op) {
+	case WEFT_OP_MOV: d = b; break;
+	case WEFT_OP_ADD: d = LLVMBuildAdd(g->b, a, b, ""); break;
+	case WEFT_OP_SUB: d = LLVMBuildSub(g->b, a, b, ""); break;
+	case WEFT_OP_MUL: d = LLVMBuildMul(g->b, a, b, ""); break;
+	case WEFT_OP_AND: d = LLVMBuildAnd(g->b, a, b, ""); break;
+	case WEFT_OP_OR: d = LLVMBuildOr(g->b, a, b, ""); break;
+	case WEFT_OP_XOR: d = LLVMBuildXor(g->b, a, b, ""); break;
+	case WEFT_OP_NOT: d = LLVMBuildXor(g->b, a, ones, ""); break;
+	case WEFT_OP_NEG: d = LLVMBuildSub(g->b, LLVMConstNull(vt), a, ""); break;
+	case WEFT_OP_SHL: d = LLVMBuildShl(g->b, a, b, ""); break;
+	case WEFT_OP_SHR: d = LLVMBuildLShr(g->b, a, b, ""); break;
+	case WEFT_OP_SAR: d = LLVMBuildAShr(g->b, a, b, ""); break;
+	case WEFT_OP_MIN:
+	case WEFT_OP_MAX:
+		p = in->op == WEFT_OP_MIN ? (sgn ? LLVMIntSLT : LLVMIntULT) : (sgn ? LLVMIntSGT : LLVMIntUGT);
+		d = LLVMBuildSelect(g->b, LLVMBuildICmp(g->b, p, a, b, ""), a, b, "");
+		break;
+	default: {
+		static const LLVMIntPredicate su[6][2] = {
+			{ LLVMIntEQ, LLVMIntEQ }, { LLVMIntNE, LLVMIntNE }, { LLVMIntULT, LLVMIntSLT },
+			{ LLVMIntULE, LLVMIntSLE }, { LLVMIntUGT, LLVMIntSGT }, { LLVMIntUGE, LLVMIntSGE },
+		};
+		LLVMValueRef c = LLVMBuildICmp(g->b, su[in->op - WEFT_OP_SET_EQ][sgn], a, b, "");
+
+		/* set.*: a 32-bit lane mask whatever the operands' width. */
+		set_masked(g, in->d, LLVMBuildSExt(g->b, c, g->vi32, ""), on);
+		return;
+	}
+	}
+write:
+	if (wide)
+		set64_masked(g, in->d, d, on);
+	else
+		set_masked(g, in->d, d, on);
+}
+
+static void emit_shuffle(struct gen *g, const struct weft_inst *in)
+{
+	LLVMValueRef idx[WEFT_MAX_LANES], on = active(g);
+	unsigned NL = g->NL, b = in->imm;
+
+	for (unsigned l = 0; l < NL; l++) {
+		unsigned src = in->op == WEFT_OP_SHFL_XOR ? l ^ b : in->op == WEFT_OP_SHFL_UP ? l - b :
+			       in->op == WEFT_OP_SHFL_DOWN ? l + b : b;
+
+		idx[l] = c32(g, src & (NL - 1));
+	}
+	set_masked(g, in->d, LLVMBuildShuffleVector(g->b, get(g, in->a), LLVMGetUndef(g->vi32),
+						    LLVMConstVector(idx, NL), ""), on);
+}
+
+/* A host address (of data, or of a function) as a constant pointer. */
+static LLVMValueRef const_ptr(struct gen *g, uintptr_t p)
+{
+	return LLVMConstIntToPtr(c64(g, p), g->ptr);
+}
+
+/*
+ * The instruction as the interpreter runs it: a call of its handler, with
+ * the rows it reads stored first and the rows it writes loaded again at
+ * their next use.  A fault ends the turn (the dispatch ends with it: no row
+ * needs storing).
+ */
+static void emit_helper(struct gen *g, unsigned i, const struct weft_inst *in)
+{
+	uint8_t use[WEFT_NUM_REGS] = { 0 };
+	LLVMValueRef args[4], r;
+	LLVMBasicBlockRef bad = new_block(g, "fault"), ok = new_block(g, "ok");
+
+	inst_rows(in, use);
+	flush(g, use, 1);
+	args[0] = g->x;
+	args[1] = const_ptr(g, (uintptr_t)in);
+	args[2] = pc_of(g, i);
+	args[3] = c32(g, g->NL);
+	r = LLVMBuildCall2(g->b, g->exec_ty, const_ptr(g, (uintptr_t)weft_jit_exec), args, 4, "");
+	LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntEQ, r, c32(g, 0), ""), ok, bad);
+	LLVMPositionBuilderAtEnd(g->b, bad);
+	exit_with(g, SG_ERROR);
+	LLVMPositionBuilderAtEnd(g->b, ok);
+	for (unsigned row = 0; row < WEFT_NUM_REGS; row++) {
+		if (use[row] & 2) {
+			g->val[row] = NULL;
+			changed(g, row);
+		}
+	}
+}
+
+/*
+ * ld/st.global of 32 or 64 bits: when every lane is active, the lanes'
+ * addresses are consecutive elements in one page and the TLB holds the page
+ * (with write permission for a store), one vector access; else the handler.
+ */
+static void emit_global(struct gen *g, unsigned i, const struct weft_inst *in)
+{
+	bool store = in->op == WEFT_OP_ST_GLOBAL, wide = is64(in->t);
+	unsigned NL = g->NL, size = wide ? 8 : 4, rows = wide ? 2 : 1;
+	LLVMValueRef lane[WEFT_MAX_LANES], addr, a0, want, contig, inpage, vpn, slot, e, hit, fast, mask;
+	LLVMValueRef gen_now, host, p, full, bits, data = NULL, fastv[2] = { NULL, NULL };
+	LLVMValueRef saved_val[WEFT_NUM_REGS], saved_contig[WEFT_NUM_REGS][2];
+	bool saved_dirty[WEFT_NUM_REGS];
+	LLVMBasicBlockRef fb = new_block(g, "fast"), sb = new_block(g, "slow"), done = new_block(g, "next");
+	LLVMBasicBlockRef fb_end, sb_end;
+	LLVMTypeRef vt = wide ? g->vi64 : g->vi32, iNL = LLVMIntTypeInContext(g->C, NL);
+
+	mask = LLVMBuildLoad2(g->b, g->i32, g->maskp, "mask");
+	full = LLVMBuildICmp(g->b, LLVMIntEQ, mask, c32(g, NL == 32 ? ~0u : (1u << NL) - 1), "");
+	if (store)
+		data = wide ? get64(g, in->d) : get(g, in->d);
+	/* Lane 0's address. */
+	addr = LLVMBuildOr(g->b,
+			   LLVMBuildZExt(g->b, LLVMBuildExtractElement(g->b, get(g, in->a), c32(g, 0), ""), g->i64, ""),
+			   LLVMBuildShl(g->b, LLVMBuildZExt(g->b, LLVMBuildExtractElement(g->b,
+					get(g, (in->a + 1) % WEFT_NUM_REGS), c32(g, 0), ""), g->i64, ""),
+					c64(g, 32), ""), "");
+	a0 = LLVMBuildAdd(g->b, addr, c64(g, (uint64_t)(int64_t)(int32_t)in->imm), "a0");
+	/* An offset moves every lane alike: whether the lanes are consecutive
+	 * is a property of the address rows, computed once per block. */
+	contig = g->contig[in->a][wide];
+	if (!contig) {
+		LLVMValueRef base = get64(g, in->a), b0 = LLVMBuildExtractElement(g->b, base, c32(g, 0), "");
+
+		for (unsigned l = 0; l < NL; l++)
+			lane[l] = c64(g, (uint64_t)l * size);
+		want = LLVMBuildInsertElement(g->b, LLVMGetUndef(g->vi64), b0, c32(g, 0), "");
+		want = LLVMBuildShuffleVector(g->b, want, LLVMGetUndef(g->vi64), LLVMConstNull(
+						      LLVMVectorType(g->i32, NL)), "");
+		want = LLVMBuildAdd(g->b, want, LLVMConstVector(lane, NL), "");
+		bits = LLVMBuildBitCast(g->b, LLVMBuildICmp(g->b, LLVMIntEQ, base, want, ""), iNL, "");
+		contig = LLVMBuildICmp(g->b, LLVMIntEQ, bits, LLVMConstAllOnes(iNL), "");
+		g->contig[in->a][wide] = contig;
+	}
+	inpage = LLVMBuildICmp(g->b, LLVMIntULE,
+			       LLVMBuildAdd(g->b, LLVMBuildAnd(g->b, a0, c64(g, WEFT_MMU_PAGE_SIZE - 1), ""),
+					    c64(g, (uint64_t)NL * size), ""),
+			       c64(g, WEFT_MMU_PAGE_SIZE), "");
+	/* The TLB slot as weft_mmu_translate() finds it (hash_slot()). */
+	vpn = LLVMBuildLShr(g->b, a0, c64(g, WEFT_MMU_PAGE_SHIFT), "vpn");
+	slot = LLVMBuildLShr(g->b, LLVMBuildMul(g->b, vpn, c64(g, 0x9e3779b97f4a7c15ull), ""),
+			     c64(g, 64 - WEFT_TLB_BITS), "");
+	e = byte_ptr(g, g->mmu, LLVMBuildAdd(g->b, c64(g, offsetof(struct weft_mmu, tlb)),
+					     LLVMBuildMul(g->b, slot, c64(g, sizeof(struct weft_tlb_entry)), ""), ""));
+	gen_now = LLVMBuildLoad2(g->b, g->i64, byte_ptr(g, g->mmu, c64(g, offsetof(struct weft_mmu, gen))), "");
+	hit = LLVMBuildAnd(g->b,
+			   LLVMBuildICmp(g->b, LLVMIntEQ, LLVMBuildLoad2(g->b, g->i64, byte_ptr(g, e,
+					 c64(g, offsetof(struct weft_tlb_entry, vpn))), ""), vpn, ""),
+			   LLVMBuildICmp(g->b, LLVMIntEQ, LLVMBuildLoad2(g->b, g->i64, byte_ptr(g, e,
+					 c64(g, offsetof(struct weft_tlb_entry, gen))), ""), gen_now, ""), "hit");
+	if (store) {
+		LLVMValueRef pte = LLVMBuildLoad2(g->b, g->i64, byte_ptr(g, e,
+						  c64(g, offsetof(struct weft_tlb_entry, pte))), "");
+
+		hit = LLVMBuildAnd(g->b, hit, LLVMBuildICmp(g->b, LLVMIntNE,
+			LLVMBuildAnd(g->b, pte, c64(g, WEFT_PTE_WRITE), ""), c64(g, 0), ""), "");
+	}
+	fast = LLVMBuildAnd(g->b, LLVMBuildAnd(g->b, full, contig, ""), LLVMBuildAnd(g->b, inpage, hit, ""), "");
+	LLVMBuildCondBr(g->b, fast, fb, sb);
+
+	LLVMPositionBuilderAtEnd(g->b, fb);
+	host = LLVMBuildLoad2(g->b, g->ptr, byte_ptr(g, e, c64(g, offsetof(struct weft_tlb_entry, host))), "");
+	p = byte_ptr(g, host, LLVMBuildAnd(g->b, a0, c64(g, WEFT_MMU_PAGE_SIZE - 1), ""));
+	if (store) {
+		LLVMSetAlignment(LLVMBuildStore(g->b, data, p), 1);
+	} else {
+		LLVMValueRef v = LLVMBuildLoad2(g->b, vt, p, "");
+
+		LLVMSetAlignment(v, 1);
+		fastv[0] = wide ? lo32(g, v) : v;
+		fastv[1] = wide ? hi32(g, v) : NULL;
+	}
+	fb_end = LLVMGetInsertBlock(g->b);
+	LLVMBuildBr(g->b, done);
+
+	/* The slow path leaves the block's view of the rows as it found it. */
+	LLVMPositionBuilderAtEnd(g->b, sb);
+	memcpy(saved_val, g->val, sizeof(saved_val));
+	memcpy(saved_dirty, g->dirty, sizeof(saved_dirty));
+	memcpy(saved_contig, g->contig, sizeof(saved_contig));
+	emit_helper(g, i, in);
+	if (!store)
+		for (unsigned r = 0; r < rows; r++)
+			get(g, (in->d + r) % WEFT_NUM_REGS);
+	sb_end = LLVMGetInsertBlock(g->b);
+	LLVMBuildBr(g->b, done);
+
+	LLVMPositionBuilderAtEnd(g->b, done);
+	if (!store) {
+		for (unsigned r = 0; r < rows; r++) {
+			unsigned row = (in->d + r) % WEFT_NUM_REGS;
+			LLVMValueRef phi = LLVMBuildPhi(g->b, g->vi32, "");
+			LLVMValueRef vals[2] = { fastv[r], g->val[row] };
+			LLVMBasicBlockRef from[2] = { fb_end, sb_end };
+
+			LLVMAddIncoming(phi, vals, from, 2);
+			saved_val[row] = phi;
+			saved_dirty[row] = true;
+		}
+	}
+	memcpy(g->val, saved_val, sizeof(saved_val));
+	memcpy(g->dirty, saved_dirty, sizeof(saved_dirty));
+	memcpy(g->contig, saved_contig, sizeof(saved_contig));
+	if (!store)
+		for (unsigned r = 0; r < rows; r++)
+			changed(g, (in->d + r) % WEFT_NUM_REGS);
+}
+
+/*
+ * A control-flow instruction, at the end of its block (every row in the
+ * file): the interpreter's mask-stack code says where to go.
+ */
+static void emit_cf(struct gen *g, unsigned i, const struct weft_inst *in)
+{
+	LLVMValueRef args[5], r, sw;
+	LLVMBasicBlockRef bad = new_block(g, "bad"), jb = new_block(g, "jump");
+
+	if (in->op == WEFT_OP_BRA) {
+		LLVMDeleteBasicBlock(bad);
+		LLVMDeleteBasicBlock(jb);
+		jump(g, i, LLVMBuildAdd(g->b, pc_of(g, i), c64(g, (uint64_t)(int64_t)(int32_t)in->imm), ""),
+		     (int)((int64_t)i + (int32_t)in->imm / 8));
+		return;
+	}
+	args[0] = g->x;
+	args[1] = const_ptr(g, (uintptr_t)in);
+	args[2] = pc_of(g, i);
+	args[3] = c32(g, g->NL);
+	args[4] = g->target;
+	r = LLVMBuildCall2(g->b, g->cf_ty, const_ptr(g, (uintptr_t)weft_jit_cf), args, 5, "");
+	sw = LLVMBuildSwitch(g->b, r, bad, 2);
+	LLVMAddCase(sw, c32(g, CF_NEXT), g->blk[i + in->nwords]);
+	LLVMAddCase(sw, c32(g, CF_JUMP), jb);
+	LLVMPositionBuilderAtEnd(g->b, bad);
+	exit_with(g, SG_ERROR);
+	LLVMPositionBuilderAtEnd(g->b, jb);
+	jump(g, i, LLVMBuildLoad2(g->b, g->i64, g->target, "tgt"), -1);
+}
+
+/* Instruction @i; returns whether its block goes on with the next instruction. */
+static bool emit_inst(struct gen *g, unsigned i)
+{
+	const struct weft_inst *in = &g->k->insts[i];
+
+	switch (weft_isa_ops[in->op].cls) {
+	case WEFT_CLASS_END:
+		flush(g, NULL, 0);
+		exit_with(g, SG_ENDED);
+		return false;
+	case WEFT_CLASS_BAR:
+		flush(g, NULL, 0);
+		LLVMBuildStore(g->b, pc_of(g, i + 1), g->pcp);
+		exit_with(g, SG_AT_BARRIER);
+		return false;
+	case WEFT_CLASS_CF:
+		flush(g, NULL, 0);
+		emit_cf(g, i, in);
+		return false;
+	case WEFT_CLASS_NOP:
+		break;
+	default:
+		if (!weft_jit_native(in))
+			emit_helper(g, i, in);
+		else if (in->op == WEFT_OP_LD_GLOBAL || in->op == WEFT_OP_ST_GLOBAL)
+			emit_global(g, i, in);
+		else if (weft_isa_ops[in->op].cls == WEFT_CLASS_XLANE)
+			emit_shuffle(g, in);
+		else if (in->t == WEFT_TYPE_F32 && in->op >= WEFT_OP_FADD && in->op <= WEFT_OP_FFMA)
+			emit_falu(g, in);
+		else
+			emit_alu(g, in);
+	}
+	return true;
+}
+
+static bool ends_block(const struct weft_inst *in)
+{
+	unsigned cls = weft_isa_ops[in->op].cls;
+
+	return cls == WEFT_CLASS_END || cls == WEFT_CLASS_BAR || cls == WEFT_CLASS_CF;
+}
+
+/*
+ * Where basic blocks start: the entry, every jump target, and the
+ * instruction after each one that ends a block (where a turn resumes after
+ * a barrier, or a construct goes on).
+ */
+static void find_leaders(const struct kernel *k, uint8_t *leader)
+{
+	leader[0] = 1;
+	for (unsigned i = 0; i < k->nw; i++) {
+		const struct weft_inst *in = &k->insts[i];
+		int64_t tgt = (int64_t)i + (int32_t)in->imm / 8;
+
+		if (!k->start[i] || !ends_block(in))
+			continue;
+		if (has_target(in) && tgt >= 0 && tgt < k->nw)
+			leader[tgt] = 1;
+		if (i + in->nwords < k->nw)
+			leader[i + in->nwords] = 1;
+	}
+}
+
+/* The instructions of the block at @first, up to the next leader or block end. */
+static void emit_block(struct gen *g, unsigned first)
+{
+	const struct kernel *k = g->k;
+	unsigned n = 0, i;
+	LLVMValueRef cnt;
+
+	block_start(g, g->blk[first]);
+	/* The turn's count, for the whole block at once: only a fault (which
+	 * ends the dispatch) leaves a block before its last instruction. */
+	for (i = first; n == 0 || !g->leader[i]; i += k->insts[i].nwords) {
+		n++;
+		if (ends_block(&k->insts[i]))
+			break;
+	}
+	cnt = LLVMBuildLoad2(g->b, g->i64, g->countp, "");
+	LLVMBuildStore(g->b, LLVMBuildAdd(g->b, cnt, c64(g, n), ""), g->countp);
+	for (i = first;; i += k->insts[i].nwords) {
+		if (i != first && g->leader[i]) {
+			flush(g, NULL, 0);
+			LLVMBuildBr(g->b, g->blk[i]);
+			return;
+		}
+		if (!emit_inst(g, i))
+			return;
+	}
+}
+
+static void build(struct gen *g, const char *name)
+{
+	const struct kernel *k = g->k;
+	LLVMTypeRef params[5] = { g->ptr, g->ptr, g->i64, g->i32, g->ptr };
+	LLVMBasicBlockRef entry, interp;
+	LLVMValueRef sw, pc0;
+
+	g->exec_ty = LLVMFunctionType(g->i32, params, 4, false);
+	g->cf_ty = LLVMFunctionType(g->i32, params, 5, false);
+	g->fn = LLVMAddFunction(g->mod, name, LLVMFunctionType(g->i32, &g->ptr, 1, false));
+	g->x = LLVMGetParam(g->fn, 0);
+	g->leader = calloc(k->nw, 1);
+	g->blk = calloc(k->nw, sizeof(*g->blk));
+	find_leaders(k, g->leader);
+	entry = new_block(g, "entry");
+	g->dispatch = new_block(g, "dispatch");
+	g->exit = new_block(g, "exit");
+	interp = new_block(g, "interpret");
+	for (unsigned i = 0; i < k->nw; i++)
+		if (g->leader[i] && k->start[i])
+			g->blk[i] = new_block(g, "b");
+
+	LLVMPositionBuilderAtEnd(g->b, entry);
+	g->R = ctx_load(g, offsetof(struct weft_jit_ctx, R), g->ptr, "R");
+	g->Mp = ctx_load(g, offsetof(struct weft_jit_ctx, M), g->ptr, "Mp");
+	g->maskp = ctx_load(g, offsetof(struct weft_jit_ctx, mask), g->ptr, "maskp");
+	g->pcp = ctx_load(g, offsetof(struct weft_jit_ctx, pc), g->ptr, "pcp");
+	g->base = ctx_load(g, offsetof(struct weft_jit_ctx, base), g->i64, "base");
+	g->mmu = ctx_load(g, offsetof(struct weft_jit_ctx, mmu), g->ptr, "mmu");
+	g->countp = byte_ptr(g, g->x, c64(g, offsetof(struct weft_jit_ctx, count)));
+	g->target = LLVMBuildAlloca(g->b, g->i64, "target");
+	pc0 = LLVMBuildLoad2(g->b, g->i64, g->pcp, "pc0");
+	LLVMBuildBr(g->b, g->dispatch);
+
+	/* A turn starts, or a jump whose target is only known at run time goes, here. */
+	LLVMPositionBuilderAtEnd(g->b, g->dispatch);
+	g->dispatch_phi = LLVMBuildPhi(g->b, g->i64, "target");
+	LLVMAddIncoming(g->dispatch_phi, &pc0, &entry, 1);
+	sw = LLVMBuildSwitch(g->b, LLVMBuildSub(g->b, g->dispatch_phi, g->base, ""), interp, 64);
+	for (unsigned i = 0; i < k->nw; i++)
+		if (g->blk[i])
+			LLVMAddCase(sw, c64(g, 8ull * i), g->blk[i]);
+	LLVMPositionBuilderAtEnd(g->b, g->exit);
+	g->exit_phi = LLVMBuildPhi(g->b, g->i32, "why");
+	LLVMBuildRet(g->b, g->exit_phi);
+	LLVMPositionBuilderAtEnd(g->b, interp);
+	LLVMBuildStore(g->b, g->dispatch_phi, g->pcp);
+	exit_with(g, WEFT_JIT_INTERPRET);
+
+	for (unsigned i = 0; i < k->nw; i++)
+		if (g->blk[i])
+			emit_block(g, i);
+	free(g->blk);
+	free(g->leader);
+}
+
+static void report(const char *what, LLVMErrorRef err)
+{
+	char *msg = LLVMGetErrorMessage(err);
+
+	fprintf(stderr, "weft-model: translator: %s: %s\n", what, msg);
+	LLVMDisposeErrorMessage(msg);
+}
+
+/* Translates @k; NULL on failure (the kernel interprets). */
+static weft_jit_fn translate(struct weft_jit *j, const struct kernel *k, unsigned serial)
+{
+	LLVMOrcThreadSafeContextRef tsc = LLVMOrcCreateNewThreadSafeContext();
+	struct gen g = { .C = LLVMOrcThreadSafeContextGetContext(tsc), .k = k, .NL = k->simd };
+	LLVMOrcExecutorAddress addr = 0;
+	LLVMPassBuilderOptionsRef opts;
+	LLVMOrcThreadSafeModuleRef tsm;
+	LLVMTargetDataRef td;
+	LLVMErrorRef err;
+	char name[32], *dl;
+
+	snprintf(name, sizeof(name), "weft_kernel_%u", serial);
+	g.mod = LLVMModuleCreateWithNameInContext(name, g.C);
+	LLVMSetTarget(g.mod, LLVMOrcLLJITGetTripleString(j->lljit));
+	td = LLVMCreateTargetDataLayout(j->tm);
+	dl = LLVMCopyStringRepOfTargetData(td);
+	LLVMSetDataLayout(g.mod, dl);
+	LLVMDisposeMessage(dl);
+	LLVMDisposeTargetData(td);
+	g.b = LLVMCreateBuilderInContext(g.C);
+	g.i1 = LLVMInt1TypeInContext(g.C);
+	g.i8 = LLVMInt8TypeInContext(g.C);
+	g.i32 = LLVMInt32TypeInContext(g.C);
+	g.i64 = LLVMInt64TypeInContext(g.C);
+	g.ptr = LLVMPointerTypeInContext(g.C, 0);
+	g.vi32 = LLVMVectorType(g.i32, g.NL);
+	g.vi64 = LLVMVectorType(g.i64, g.NL);
+	build(&g, name);
+	LLVMDisposeBuilder(g.b);
+	opts = LLVMCreatePassBuilderOptions();
+	err = LLVMRunPasses(g.mod, "function(early-cse)", j->tm, opts);
+	LLVMDisposePassBuilderOptions(opts);
+	if (err) {
+		report("optimizing", err);
+		LLVMDisposeModule(g.mod);
+		LLVMOrcDisposeThreadSafeContext(tsc);
+		return NULL;
+	}
+	tsm = LLVMOrcCreateNewThreadSafeModule(g.mod, tsc);
+	LLVMOrcDisposeThreadSafeContext(tsc);	/* the module keeps it alive */
+	err = LLVMOrcLLJITAddLLVMIRModule(j->lljit, LLVMOrcLLJITGetMainJITDylib(j->lljit), tsm);
+	if (err) {
+		report("adding the module", err);
+		LLVMOrcDisposeThreadSafeModule(tsm);
+		return NULL;
+	}
+	err = LLVMOrcLLJITLookup(j->lljit, &addr, name);
+	if (err) {
+		report("compiling", err);
+		return NULL;
+	}
+	return (weft_jit_fn)(uintptr_t)addr;
+}
+
+enum weft_jit_mode weft_jit_mode_from_env(void)
+{
+	const char *v = getenv("WEFT_MODEL_JIT");
+
+	if (!v || !*v)
+		return WEFT_JIT_AUTO;
+	return strcmp(v, "0") ? WEFT_JIT_ALWAYS : WEFT_JIT_OFF;
+}
+
+static pthread_once_t llvm_once = PTHREAD_ONCE_INIT;
+static bool llvm_ok;
+
+static void llvm_init(void)
+{
+	llvm_ok = !LLVMInitializeNativeTarget() && !LLVMInitializeNativeAsmPrinter();
+}
+
+/* A target machine for the host CPU, with all its features. */
+static LLVMTargetMachineRef host_machine(LLVMCodeGenOptLevel level)
+{
+	char *triple = LLVMGetDefaultTargetTriple(), *cpu = LLVMGetHostCPUName();
+	char *features = LLVMGetHostCPUFeatures(), *msg = NULL;
+	LLVMTargetMachineRef tm = NULL;
+	LLVMTargetRef target;
+
+	if (!LLVMGetTargetFromTriple(triple, &target, &msg))
+		tm = LLVMCreateTargetMachine(target, triple, cpu, features, level, LLVMRelocDefault,
+					     LLVMCodeModelJITDefault);
+	LLVMDisposeMessage(triple);
+	LLVMDisposeMessage(cpu);
+	LLVMDisposeMessage(features);
+	if (msg)
+		LLVMDisposeMessage(msg);
+	return tm;
+}
+
+struct weft_jit *weft_jit_create(void)
+{
+	struct weft_jit *j;
+	LLVMTargetMachineRef jit_tm;
+	LLVMOrcLLJITBuilderRef builder;
+	LLVMErrorRef err;
+
+	pthread_once(&llvm_once, llvm_init);
+	if (!llvm_ok)
+		return NULL;
+	j = calloc(1, sizeof(*j));
+	if (!j)
+		return NULL;
+	pthread_mutex_init(&j->lock, NULL);
+	j->cache = calloc(CACHE_MAX, sizeof(*j->cache));
+	/* Translation time matters more than the last cycles (execution.rst). */
+	j->tm = host_machine(LLVMCodeGenLevelNone);
+	jit_tm = host_machine(LLVMCodeGenLevelNone);
+	if (!j->cache || !j->tm || !jit_tm) {
+		if (jit_tm)
+			LLVMDisposeTargetMachine(jit_tm);
+		weft_jit_destroy(j);
+		return NULL;
+	}
+	/* The builder takes the target machine, and LLJIT the builder. */
+	builder = LLVMOrcCreateLLJITBuilder();
+	LLVMOrcLLJITBuilderSetJITTargetMachineBuilder(builder,
+		LLVMOrcJITTargetMachineBuilderCreateFromTargetMachine(jit_tm));
+	err = LLVMOrcCreateLLJIT(&j->lljit, builder);
+	if (err) {
+		report("LLJIT", err);
+		j->lljit = NULL;
+		weft_jit_destroy(j);
+		return NULL;
+	}
+	return j;
+}
+
+void weft_jit_destroy(struct weft_jit *j)
+{
+	if (!j)
+		return;
+	for (unsigned i = 0; i < j->ncache; i++)
+		kernel_free(&j->cache[i].k);
+	free(j->cache);
+	if (j->tm)
+		LLVMDisposeTargetMachine(j->tm);
+	if (j->lljit)
+		LLVMOrcDisposeLLJIT(j->lljit);
+	pthread_mutex_destroy(&j->lock);
+	free(j);
+}
+
+weft_jit_fn weft_jit_get(struct weft_jit *j, struct weft_mmu *mmu, uint64_t code, unsigned simd)
+{
+	struct kernel k;
+	weft_jit_fn fn = NULL;
+
+	if (discover(mmu, code, simd, &k)) {
+		pthread_mutex_lock(&j->lock);
+		j->stats.interpreted++;
+		pthread_mutex_unlock(&j->lock);
+		return NULL;
+	}
+	pthread_mutex_lock(&j->lock);
+	for (unsigned i = 0; i < j->ncache; i++) {
+		if (same_kernel(&j->cache[i].k, &k)) {
+			fn = j->cache[i].fn;
+			j->stats.cache_hits++;
+			break;
+		}
+	}
+	if (!fn && j->ncache < CACHE_MAX) {
+		struct cached *c = &j->cache[j->ncache];
+
+		struct timespec t0, t1;
+
+		c->k = k;
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+		c->fn = translate(j, &c->k, j->ncache);
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
+		j->stats.translate_ns += (uint64_t)(t1.tv_sec - t0.tv_sec) * 1000000000ull +
+					 (uint64_t)t1.tv_nsec - (uint64_t)t0.tv_nsec;
+		if (c->fn) {
+			fn = c->fn;
+			j->ncache++;
+			j->stats.translated++;
+			for (unsigned i = 0; i < k.nw; i++)
+				if (k.start[i])
+					weft_jit_native(&k.insts[i]) ? j->stats.native++ : j->stats.helper++;
+			pthread_mutex_unlock(&j->lock);
+			return fn;	/* the cache owns k */
+		}
+	}
+	if (!fn)
+		j->stats.interpreted++;
+	pthread_mutex_unlock(&j->lock);
+	kernel_free(&k);
+	return fn;
+}
+
+void weft_jit_get_stats(struct weft_jit *j, struct weft_model_jit_stats *st)
+{
+	pthread_mutex_lock(&j->lock);
+	*st = j->stats;
+	pthread_mutex_unlock(&j->lock);
+}

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The translator: a kernel binary becomes one host function per SIMD width
+ * (LLVM ORC through LLVM's C API), cached by the binary's contents.  The
+ * interpreter (weft_exec.c) stays the reference; execution.rst ("The
+ * translator") says when each one runs.
+ */
+#ifndef WEFT_JIT_H
+#define WEFT_JIT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "weft_isa.h"
+#include "weft_model.h"
+
+struct weft_mmu;
+
+/*
+ * What translated code sees of a sub-group's turn.  The register file and
+ * the lane masks are the interpreter's, so either one can go on where the
+ * other stopped.
+ */
+struct weft_jit_ctx {
+	uint32_t (*R)[WEFT_MAX_LANES];	/* register rows */
+	uint32_t *M;			/* lane masks (0 or ~0) of the active lanes */
+	uint32_t *mask;			/* the active mask (bit per lane) */
+	uint64_t *pc;			/* in: where the turn starts; out: where it stopped */
+	uint64_t base;			/* VA of the kernel's first instruction */
+	uint64_t count;			/* out: instructions executed in the turn */
+	struct weft_mmu *mmu;		/* the worker's, for inline TLB lookups */
+	void *w, *s, *c;		/* worker, sub-group, its context: for the helpers */
+};
+
+/*
+ * What translated code returns: the interpreter's SG_* codes (weft_exec.c),
+ * or WEFT_JIT_INTERPRET: go on in the interpreter from *pc (a jump to an
+ * address the translation does not know, which only a malformed program
+ * makes).
+ */
+#define WEFT_JIT_INTERPRET	3
+
+typedef int (*weft_jit_fn)(struct weft_jit_ctx *x);
+
+/* Helpers translated code calls (weft_exec.c): what the interpreter does. */
+int weft_jit_exec(struct weft_jit_ctx *x, const struct weft_inst *in, uint64_t pc, unsigned simd);
+/* Returns CF_BAD (error set), CF_NEXT or CF_JUMP with *target. */
+int weft_jit_cf(struct weft_jit_ctx *x, const struct weft_inst *in, uint64_t pc, unsigned simd,
+		uint64_t *target);
+
+/* When the model translates (WEFT_MODEL_JIT, execution.rst). */
+enum weft_jit_mode {
+	WEFT_JIT_OFF,		/* "0": the interpreter only */
+	WEFT_JIT_AUTO,		/* unset: dispatches of WEFT_JIT_MIN_ITEMS work-items or more */
+	WEFT_JIT_ALWAYS,	/* "1": every dispatch */
+};
+#define WEFT_JIT_MIN_ITEMS	65536
+
+struct weft_jit;
+
+/* The mode from the environment. */
+enum weft_jit_mode weft_jit_mode_from_env(void);
+/* NULL when the host has no usable LLVM target (then everything interprets). */
+struct weft_jit *weft_jit_create(void);
+void weft_jit_destroy(struct weft_jit *j);
+
+/*
+ * The translation of the kernel at @code for @simd lanes, read through @mmu
+ * (EXEC access): from the cache when a kernel with the same instructions
+ * was translated before, else translated now.  NULL: run it on the
+ * interpreter (code that does not fetch or decode, which the interpreter
+ * then reports where it meets it, or a kernel too large).  Thread-safe.
+ */
+weft_jit_fn weft_jit_get(struct weft_jit *j, struct weft_mmu *mmu, uint64_t code, unsigned simd);
+
+/* Counters since weft_jit_create() (weft_model.h). */
+void weft_jit_get_stats(struct weft_jit *j, struct weft_model_jit_stats *st);
+/* Whether the translator emits host vector code for @in (else a helper call). */
+bool weft_jit_native(const struct weft_inst *in);
+
+#endif

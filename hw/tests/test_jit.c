@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The translator against the interpreter (execution.rst, "The
+ * translator"): the same dispatches on two models, one that only interprets
+ * (WEFT_MODEL_JIT=0) and one that translates every kernel
+ * (WEFT_MODEL_JIT=1), each on one worker thread so that work-groups and
+ * sub-group turns run in the same order, from the same memory.  The queue's
+ * error, the fault block, every byte of guest memory and every register
+ * (which each kernel's epilogue stores) must be identical.  The kernels:
+ * random valid programs over the whole ISA table, and kernels that spin
+ * until a later sub-group sets a flag, forever (the watchdog), or while
+ * another sub-group faults.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "modelenv.h"
+#include "randprog.h"
+#include "weft_isa.h"
+
+#define MEM_SIZE	(32u << 20)
+#define DUMP_ROWS	152	/* r64..r215: where random programs write */
+#define MAX_ITEMS	300
+
+static struct env *ref, *jit;	/* interpreter, translator */
+static uint64_t code_va, args_va, dump_va;
+static uint64_t *code[2], *args[2];
+
+static struct env *make(const char *mode)
+{
+	struct env *e;
+
+	setenv("WEFT_MODEL_JIT", mode, 1);
+	e = env_create_mem(1, 2000000, MEM_SIZE);
+	unsetenv("WEFT_MODEL_JIT");
+	if (env_ready(e) != WEFT_DEVICE_RUNNING)
+		abort();
+	return e;
+}
+
+/* Runs @d on both models; checks that they agree. */
+static void both(const struct env_dispatch *d, const char *what)
+{
+	uint32_t err[2];
+	struct env *e[2] = { ref, jit };
+
+	for (int k = 0; k < 2; k++) {
+		err[k] = env_dispatch(e[k], 0, d);
+		if (err[k]) {
+			env_wreg(e[k], WEFT_REG_FAULT_ACK, env_reg(e[k], WEFT_REG_FAULT_SEQ));
+			env_reset_queue(e[k], 0);
+		}
+	}
+	CHECK(err[0] == err[1], "%s: error %u interpreted, %u translated", what, err[0], err[1]);
+	CHECK_EQ(env_reg(jit, WEFT_REG_FAULT_ADDR_LO), env_reg(ref, WEFT_REG_FAULT_ADDR_LO));
+	CHECK_EQ(env_reg(jit, WEFT_REG_FAULT_INFO), env_reg(ref, WEFT_REG_FAULT_INFO));
+	CHECK_EQ(env_qreg(jit, 0, WEFT_Q_ERROR_ADDR_LO), env_qreg(ref, 0, WEFT_Q_ERROR_ADDR_LO));
+	if (memcmp(ref->mem, jit->mem, MEM_SIZE)) {
+		uint64_t i = 0;
+
+		while (ref->mem[i] == jit->mem[i])
+			i++;
+		CHECK(0, "%s: memory differs first at GPA 0x%llx: 0x%02x interpreted, 0x%02x translated",
+		      what, (unsigned long long)i, ref->mem[i], jit->mem[i]);
+	}
+}
+
+/* In both models: the same buffer at the same VA. */
+static uint64_t buf(uint64_t bytes, uint64_t flags, void **host)
+{
+	uint64_t va = env_buf(ref, bytes, flags, &host[0]);
+
+	CHECK_EQ(env_buf(jit, bytes, flags, &host[1]), va);
+	return va;
+}
+
+/* Appends the epilogue that stores r64..r215 of every item at dump + gid * 4 * DUMP_ROWS. */
+static unsigned epilogue(uint64_t *c, unsigned n)
+{
+	char src[16384], *p = src;
+	uint64_t *w;
+	size_t nw;
+	char err[256];
+
+	p += sprintf(p, "\ts2r.u64 r216, sr.global_id.x\n\tmul.u64 r216, r216, %u\n"
+		     "\tmov.u64 r218, 0x%llx\n\tadd.u64 r218, r218, r216\n",
+		     4 * DUMP_ROWS, (unsigned long long)dump_va);
+	for (unsigned r = 0; r < DUMP_ROWS; r++)
+		p += sprintf(p, "\tst.global.u32 [r218+%u], r%u\n", 4 * r, 64 + r);
+	p += sprintf(p, "\tend\n");
+	if (weft_asm(src, "<epilogue>", &w, &nw, err, sizeof(err))) {
+		CHECK(0, "epilogue: %s", err);
+		return n;
+	}
+	memcpy(c + n, w, nw * 8);
+	free(w);
+	return n + (unsigned)nw;
+}
+
+static void t_random_programs(void)
+{
+	for (int iter = 0; iter < 24; iter++) {
+		unsigned simd = 8 << (iter % 3), n;
+		struct env_dispatch d;
+		char what[64];
+
+		randprog_fill(args[0], args_va);
+		memcpy(args[1], args[0], 2048 * 8);
+		n = randprog(code[0], 100 + (unsigned)iter * 4);
+		n = epilogue(code[0], n);
+		memcpy(code[1], code[0], n * 8);
+		d = (struct env_dispatch){ code_va, args_va, simd, { 1 + h_rand() % MAX_ITEMS, 1, 1 },
+					   { 1 + h_rand() % 128, 1, 1 }, { 0, 0, 0 }, h_rand() % 2048,
+					   h_rand() % 3 ? h_rand() % 512 : 0 };
+		snprintf(what, sizeof(what), "program %d (simd %u)", iter, simd);
+		both(&d, what);
+		if (h_failed())
+			break;
+	}
+}
+
+/* A sub-group spins on a global flag until a later one sets it; or forever; or another faults. */
+static void t_spins(void)
+{
+	static const char *const tail[] = { "add.u32 r9, r8, 1\n\tst.global.u32 [r0+0], r9",
+					    "nop", "st.global.u32 [r0+65536], r8" };
+
+	for (unsigned si = 0; si < 3; si++) {
+		for (unsigned k = 0; k < 3; k++) {
+			char src[1024], what[64];
+			uint64_t *w;
+			size_t nw;
+			char err[256];
+			struct env_dispatch d = { code_va, args_va, 8u << si, { 96, 1, 1 }, { 96, 1, 1 } };
+
+			snprintf(src, sizeof(src),
+				 "\ts2r.u64 r0, sr.args\n"
+				 "\ts2r.u32 r8, sr.subgroup_id\n"
+				 "\tmov.u32 r10, 0\n"
+				 "\tset.eq.u32 r3, r8, 0\n"
+				 "\tbra.none r3, other\n"
+				 "spin:\n\tld.global.u32 r4, [r0+0]\n"
+				 "\tadd.u32 r10, r10, 1\n"
+				 "\tset.eq.u32 r5, r4, 0\n"
+				 "\tbra.any r5, spin\n"
+				 "\tst.global.u32 [r0+8], r10\n"
+				 "\tend\n"
+				 "other:\n\t%s\n"
+				 "\tend\n", tail[k]);
+			if (weft_asm(src, "<spin>", &w, &nw, err, sizeof(err))) {
+				CHECK(0, "%s", err);
+				return;
+			}
+			memcpy(code[0], w, nw * 8);
+			memcpy(code[1], w, nw * 8);
+			free(w);
+			args[0][0] = args[1][0] = 0;
+			args[0][1] = args[1][1] = 0;
+			snprintf(what, sizeof(what), "spin %u at simd %u", k, 8u << si);
+			both(&d, what);
+		}
+	}
+}
+
+static void t_translated(void)
+{
+	/* The model that translates did translate: the test above compared something. */
+	struct weft_model_jit_stats st;
+
+	weft_model_jit_stats(jit->m, &st);
+	printf("    translated %llu kernels in %.1f ms (%llu lookups interpreted); instructions: "
+	       "%llu native, %llu through the interpreter's handlers\n",
+	       (unsigned long long)st.translated, st.translate_ns / 1e6,
+	       (unsigned long long)st.interpreted, (unsigned long long)st.native,
+	       (unsigned long long)st.helper);
+	CHECK(st.translated >= 24, "only %llu kernels translated", (unsigned long long)st.translated);
+	CHECK(st.native > 0 && st.helper > 0, "no native or no helper instructions");
+	weft_model_jit_stats(ref->m, &st);
+	CHECK_EQ(st.translated, 0);
+}
+
+int main(void)
+{
+	void *h[2];
+
+	ref = make("0");
+	jit = make("1");
+	code_va = buf(65536, WEFT_PTE_VALID | WEFT_PTE_EXEC, h);
+	code[0] = h[0];
+	code[1] = h[1];
+	args_va = buf(16384, WEFT_PTE_VALID | WEFT_PTE_WRITE, h);
+	args[0] = h[0];
+	args[1] = h[1];
+	dump_va = buf(MAX_ITEMS * 4 * DUMP_ROWS, WEFT_PTE_VALID | WEFT_PTE_WRITE, h);
+	h_run("jit: random valid programs of every class, memory, registers and faults as interpreted",
+	      t_random_programs);
+	h_run("jit: spins on a flag a later sub-group sets, forever (watchdog), or beside a fault",
+	      t_spins);
+	h_run("jit: the kernels above were translated, with native and helper instructions",
+	      t_translated);
+	env_destroy(jit);
+	env_destroy(ref);
+	return h_summary();
+}
