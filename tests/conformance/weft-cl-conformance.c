@@ -11,7 +11,10 @@
  *
  * The kernels are generated from the type table (adding a type is one
  * line), one program per SIMD width, one kernel per type computing every
- * function of that type, so a few program builds cover the matrix.
+ * function of that type, so a few program builds cover the matrix.  Other
+ * families have files of their own, run by the same program (one process,
+ * also in the VM): weft-cl-conformance-math.c (every math function's
+ * accuracy against the specification's ULP tables).
  *
  *   weft-cl-conformance [--slice] [-v]
  *
@@ -19,11 +22,12 @@
  * for the VM tier: every function at least once per width.  Prints one
  * line per case, the matrix's size and "N passed, M failed".
  */
-#define CL_TARGET_OPENCL_VERSION 300
-#include <CL/cl.h>
+#include "weft-cl-conformance.h"
+
 #include <CL/cl_ext.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -104,7 +108,7 @@ static const struct shape shapes[] = {
 static int passed, failed, verbose;
 /* The -cl-std of the program, when not the default CL3.0. */
 static const char *std_tag = "";
-static unsigned long long cases_in_matrix;
+unsigned long long cases_in_matrix;
 
 /* --- Values ------------------------------------------------------------ */
 
@@ -311,11 +315,7 @@ for_each_group(const struct shape *s, unsigned simd, group_fn fn, void *data)
 
 /* --- The kernels --------------------------------------------------------- */
 
-static char *
-append(char *src, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-#include <stdarg.h>
-static char *
+char *
 append(char *src, const char *fmt, ...)
 {
    va_list ap;
@@ -629,10 +629,7 @@ check_group(const struct item *items, unsigned n, void *data)
    }
 }
 
-static void
-report(bool ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void
+void
 report(bool ok, const char *fmt, ...)
 {
    va_list ap;
@@ -670,12 +667,6 @@ finish(struct check *c, unsigned simd, unsigned group_simd, const char *what)
 }
 
 /* --- Running --------------------------------------------------------------- */
-
-struct cl {
-   cl_context ctx;
-   cl_command_queue q;
-   cl_device_id dev;
-};
 
 #define CL_CHECK(call)                                                                  \
    do {                                                                                 \
@@ -922,7 +913,7 @@ run_votes(struct cl *cl, cl_program prog, unsigned simd, const struct shape *s)
    free(out);
 }
 
-static cl_program
+cl_program
 build(struct cl *cl, const char *src, unsigned simd, const char *std)
 {
    char opts[128];
@@ -942,8 +933,6 @@ build(struct cl *cl, const char *src, unsigned simd, const char *std)
    }
    return p;
 }
-
-static cl_program build(struct cl *cl, const char *src, unsigned simd, const char *std);
 
 /* CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS, as a program sees it:
  * in every work-group the first sub-group waits in a loop for a global or
@@ -1146,7 +1135,7 @@ run_api_misuse(struct cl *cl, const char *src)
    clReleaseProgram(p12);
 }
 
-static double
+double
 now(void)
 {
    struct timespec ts;
@@ -1244,6 +1233,7 @@ main(int argc, char **argv)
          clReleaseProgram(prog);
    }
    std_tag = "";
+   run_math(&cl, slice);
    if (!slice) {
       run_api_misuse(&cl, src);
       run_bad_input(&cl, src);
