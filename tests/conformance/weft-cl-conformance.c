@@ -16,11 +16,12 @@
  * also in the VM): weft-cl-conformance-math.c (every math function's
  * accuracy against the specification's ULP tables).
  *
- *   weft-cl-conformance [--slice] [-v]
+ *   weft-cl-conformance [--slice] [--clc20] [-v]
  *
  * --slice: SIMD 8, 16 and 32 in one shape (1D, partial last sub-group)
  * for the VM tier: every function at least once per width.  Prints one
- * line per case, the matrix's size and "N passed, M failed".
+ * line per case, the matrix's size and "N passed, M failed".  --clc20: the
+ * OpenCL C 2.0 tests only (weft-cl-clc20.c).
  */
 #include "weft-cl-conformance.h"
 
@@ -1146,7 +1147,7 @@ now(void)
 int
 main(int argc, char **argv)
 {
-   bool slice = false;
+   bool slice = false, clc20_only = false;
    struct cl cl = {0};
    cl_platform_id plats[8];
    cl_uint np = 0;
@@ -1155,10 +1156,12 @@ main(int argc, char **argv)
    for (int i = 1; i < argc; i++) {
       if (!strcmp(argv[i], "--slice"))
          slice = true;
+      else if (!strcmp(argv[i], "--clc20"))
+         clc20_only = true;
       else if (!strcmp(argv[i], "-v"))
          verbose = 1;
       else {
-         fprintf(stderr, "usage: %s [--slice] [-v]\n", argv[0]);
+         fprintf(stderr, "usage: %s [--slice] [--clc20] [-v]\n", argv[0]);
          return 2;
       }
    }
@@ -1180,9 +1183,9 @@ main(int argc, char **argv)
    }
 
    /* Every width with OpenCL C 3.0 over every shape; the same program
-    * built as OpenCL C 2.0 (cl_khr_subgroups by its pragma) computes the
-    * same in a few shapes.  (Without -cl-std, OpenCL C 1.2, clang 15 knows
-    * no cl_khr_subgroups: the pragma is ignored.) */
+    * built as OpenCL C 2.0 (cl_khr_subgroups by its pragma), explicitly and
+    * without -cl-std (the device's CL_DEVICE_OPENCL_C_VERSION, 2.0),
+    * computes the same in a few shapes. */
    static const struct {
       unsigned simd;
       const char *std, *tag;
@@ -1193,6 +1196,7 @@ main(int argc, char **argv)
       {16, "-cl-std=CL3.0", "", true, true, {0}},
       {32, "-cl-std=CL3.0", "", true, true, {0}},
       {16, "-cl-std=CL2.0", " [CL2.0]", false, true, {"1d-partial-sg", "3d-non-uniform"}},
+      {16, "", " [no -cl-std]", false, true, {"1d-partial-sg", "3d-non-uniform"}},
    };
    char *src = kernel_source(true, true), *src_sg = kernel_source(true, false);
    double start = now(), build_time = 0;
@@ -1200,7 +1204,7 @@ main(int argc, char **argv)
       unsigned simd = programs[w].simd;
       double t0 = now();
 
-      if (slice && !programs[w].all_shapes)
+      if ((slice && !programs[w].all_shapes) || clc20_only)
          continue;
       std_tag = programs[w].tag;
       cl_program prog = build(&cl, programs[w].work_groups ? src : src_sg, simd, programs[w].std);
@@ -1233,15 +1237,17 @@ main(int argc, char **argv)
          clReleaseProgram(prog);
    }
    std_tag = "";
-   run_math(&cl, slice);
-   if (!slice) {
+   if (!clc20_only)
+      run_math(&cl, slice);
+   run_clc20(&cl, slice);
+   if (!slice && !clc20_only) {
       run_api_misuse(&cl, src);
       run_bad_input(&cl, src);
    }
    free(src);
    free(src_sg);
    printf("matrix: %llu cases (%zu types x 3 widths x %s), %.1f s (%.1f s building)\n",
-          cases_in_matrix, NUM_TYPES, slice ? "1 shape" : "11 shapes + CL2.0", now() - start,
+          cases_in_matrix, NUM_TYPES, slice ? "1 shape" : "11 shapes + CL2.0 + no -cl-std", now() - start,
           build_time);
    clReleaseCommandQueue(cl.q);
    clReleaseContext(cl.ctx);

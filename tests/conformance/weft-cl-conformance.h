@@ -31,4 +31,8 @@ double now(void);
 /* weft-cl-conformance-math.c: every math function against the ULP tables. */
 void run_math(struct cl *cl, bool slice);
 
+/* weft-cl-clc20.c: OpenCL C 2.0: the device's OpenCL C version and
+ * features, generic pointers, program-scope global variables. */
+void run_clc20(struct cl *cl, bool slice);
+
 #endif
