@@ -1714,7 +1714,7 @@ int weft_jit_cf(struct weft_jit_ctx *x, const struct weft_inst *in, uint64_t pc,
 static int run_translated(struct weft_worker *w, struct sg_ctx *c, struct sg_state *s)
 {
 	struct weft_jit_ctx x = { .R = w->R, .M = w->M, .mask = &s->mask, .pc = &s->pc,
-				  .base = c->dp->code, .mmu = &w->slot->mmu, .w = w, .s = s, .c = c };
+				  .base = c->dp->code, .args = c->dp->args, .mmu = &w->slot->mmu, .w = w, .s = s, .c = c };
 	int r;
 
 	set_mask(s, w->M, s->mask, c->dp->simd);

@@ -14,9 +14,11 @@
  *   block each is an SSA <simd x i32> value from its first use, stored back
  *   at the block's end if assigned (struct gen).
  * - Integer ALU instructions of 32 and 64 bits, f32 add/sub/mul/fma,
- *   shuffles by an immediate (vector shuffles), and ld/st.global of 32/64
- *   bits (a TLB lookup inlined: whole sub-group, consecutive lanes, one
- *   page, TLB hit) are host vector code.  Every other instruction, and the
+ *   integer cvt between 32 and 64 bits, s2r of the lane id and the
+ *   arguments, shuffles by an immediate (vector shuffles), and ld/st.global
+ *   of 32/64 bits (a TLB lookup inlined: one page, TLB hit; consecutive
+ *   lanes of a whole sub-group, or one address in every lane for a load)
+ *   are host vector code.  Every other instruction, and the
  *   slow path of those loads and stores, is a call of the interpreter's own
  *   handler: one implementation of every semantic, so both ways compute the
  *   same bits.
@@ -210,6 +212,10 @@ bool weft_jit_native(const struct weft_inst *in)
 		return is32(in->t) || is64(in->t);
 	case WEFT_OP_FADD: case WEFT_OP_FSUB: case WEFT_OP_FMUL: case WEFT_OP_FFMA:
 		return in->t == WEFT_TYPE_F32;
+	case WEFT_OP_CVT:
+		return (is32(in->t) || is64(in->t)) && (is32(in->t2) || is64(in->t2));
+	case WEFT_OP_S2R:
+		return in->mod == WEFT_SR_LANE_ID || in->mod == WEFT_SR_ARGS;
 	case WEFT_OP_SHFL_IDX: case WEFT_OP_SHFL_XOR: case WEFT_OP_SHFL_UP: case WEFT_OP_SHFL_DOWN:
 	case WEFT_OP_BCAST:
 		return in->has_imm && (is32(in->t) || in->t == WEFT_TYPE_F32);
@@ -240,8 +246,9 @@ struct gen {
 	bool dirty[WEFT_NUM_REGS];		/* assigned in the block, not yet stored */
 	LLVMValueRef on;			/* the block's active lanes, NULL: not loaded yet */
 	/* Whether the 64-bit addresses in rows r, r+1 are consecutive 4- or
-	 * 8-byte elements (an i1), NULL: not computed in this block. */
-	LLVMValueRef contig[WEFT_NUM_REGS][2];
+	 * 8-byte elements, or all the same (an i1 each), NULL: not computed in
+	 * this block. */
+	LLVMValueRef contig[WEFT_NUM_REGS][3];
 	uint8_t *leader;			/* word index starts a basic block */
 	LLVMBasicBlockRef *blk, dispatch, exit;
 	LLVMValueRef dispatch_phi, exit_phi;
@@ -296,8 +303,8 @@ static void changed(struct gen *g, unsigned r)
 {
 	unsigned below = (r + WEFT_NUM_REGS - 1) % WEFT_NUM_REGS;
 
-	g->contig[r][0] = g->contig[r][1] = NULL;
-	g->contig[below][0] = g->contig[below][1] = NULL;
+	memset(g->contig[r], 0, sizeof(g->contig[r]));
+	memset(g->contig[below], 0, sizeof(g->contig[below]));
 }
 
 static void set(struct gen *g, unsigned r, LLVMValueRef v)
@@ -505,6 +512,44 @@ static void emit_falu(struct gen *g, const struct weft_inst *in)
 	set_masked(g, in->d, LLVMBuildBitCast(g->b, d, g->vi32, ""), on);
 }
 
+/* cvt between 32- and 64-bit integers: extended by the source's kind, or truncated. */
+static void emit_cvt(struct gen *g, const struct weft_inst *in)
+{
+	LLVMValueRef on = active(g), v;
+
+	if (is64(in->t2))
+		v = get64(g, in->a);
+	else if (in->t2 == WEFT_TYPE_S32)
+		v = LLVMBuildSExt(g->b, get(g, in->a), g->vi64, "");
+	else
+		v = LLVMBuildZExt(g->b, get(g, in->a), g->vi64, "");
+	if (is64(in->t))
+		set64_masked(g, in->d, v, on);
+	else
+		set_masked(g, in->d, lo32(g, v), on);
+}
+
+/* s2r of the lane id and the argument pointer. */
+static void emit_s2r(struct gen *g, const struct weft_inst *in)
+{
+	LLVMValueRef on = active(g), lane[WEFT_MAX_LANES], v;
+
+	if (in->mod == WEFT_SR_LANE_ID) {
+		for (unsigned l = 0; l < g->NL; l++)
+			lane[l] = c64(g, l);
+		v = LLVMConstVector(lane, g->NL);
+	} else {
+		v = ctx_load(g, offsetof(struct weft_jit_ctx, args), g->i64, "args");
+		v = LLVMBuildInsertElement(g->b, LLVMGetUndef(g->vi64), v, c32(g, 0), "");
+		v = LLVMBuildShuffleVector(g->b, v, LLVMGetUndef(g->vi64),
+					   LLVMConstNull(LLVMVectorType(g->i32, g->NL)), "");
+	}
+	if (in->t == WEFT_TYPE_U64)
+		set64_masked(g, in->d, v, on);
+	else
+		set_masked(g, in->d, lo32(g, v), on);
+}
+
 static void emit_alu(struct gen *g, const struct weft_inst *in)
 {
 	bool wide = is64(in->t), sgn = in->t == WEFT_TYPE_S32 || in->t == WEFT_TYPE_S64;
@@ -616,26 +661,68 @@ static void emit_helper(struct gen *g, unsigned i, const struct weft_inst *in)
 }
 
 /*
- * ld/st.global of 32 or 64 bits: when every lane is active, the lanes'
- * addresses are consecutive elements in one page and the TLB holds the page
- * (with write permission for a store), one vector access; else the handler.
+ * Whether the 64-bit addresses in rows @r, @r+1 step by @step bytes from
+ * lane to lane (0: all the same), as an i1.  An offset moves every lane
+ * alike, so this is a property of the rows: computed once per block.
+ */
+static LLVMValueRef address_shape(struct gen *g, unsigned r, unsigned step)
+{
+	unsigned kind = step == 4 ? 0 : step == 8 ? 1 : 2, NL = g->NL;
+	LLVMTypeRef iNL = LLVMIntTypeInContext(g->C, NL);
+	LLVMValueRef lane[WEFT_MAX_LANES], base, want, bits;
+
+	if (g->contig[r][kind])
+		return g->contig[r][kind];
+	base = get64(g, r);
+	for (unsigned l = 0; l < NL; l++)
+		lane[l] = c64(g, (uint64_t)l * step);
+	want = LLVMBuildShuffleVector(g->b, base, LLVMGetUndef(g->vi64),
+				      LLVMConstNull(LLVMVectorType(g->i32, NL)), "");
+	want = LLVMBuildAdd(g->b, want, LLVMConstVector(lane, NL), "");
+	bits = LLVMBuildBitCast(g->b, LLVMBuildICmp(g->b, LLVMIntEQ, base, want, ""), iNL, "");
+	g->contig[r][kind] = LLVMBuildICmp(g->b, LLVMIntEQ, bits, LLVMConstAllOnes(iNL), "");
+	return g->contig[r][kind];
+}
+
+/* Whether [@a0, @a0 + @bytes) lies in one page. */
+static LLVMValueRef in_page(struct gen *g, LLVMValueRef a0, unsigned bytes)
+{
+	LLVMValueRef off = LLVMBuildAnd(g->b, a0, c64(g, WEFT_MMU_PAGE_SIZE - 1), "");
+
+	return LLVMBuildICmp(g->b, LLVMIntULE, LLVMBuildAdd(g->b, off, c64(g, bytes), ""),
+			     c64(g, WEFT_MMU_PAGE_SIZE), "");
+}
+
+/*
+ * ld/st.global of 32 or 64 bits, when the TLB holds the page (with write
+ * permission for a store) and the access stays in it: with every lane
+ * active and the lanes' addresses consecutive elements, one vector access;
+ * a load from one address in every lane, one scalar load broadcast to the
+ * active lanes (kernel arguments, uniform values).  Anything else: the
+ * interpreter's handler.
  */
 static void emit_global(struct gen *g, unsigned i, const struct weft_inst *in)
 {
 	bool store = in->op == WEFT_OP_ST_GLOBAL, wide = is64(in->t);
 	unsigned NL = g->NL, size = wide ? 8 : 4, rows = wide ? 2 : 1;
-	LLVMValueRef lane[WEFT_MAX_LANES], addr, a0, want, contig, inpage, vpn, slot, e, hit, fast, mask;
-	LLVMValueRef gen_now, host, p, full, bits, data = NULL, fastv[2] = { NULL, NULL };
-	LLVMValueRef saved_val[WEFT_NUM_REGS], saved_contig[WEFT_NUM_REGS][2];
+	LLVMValueRef addr, a0, vpn, slot, e, hit, fast, fast_uni = NULL, mask, on = NULL;
+	LLVMValueRef gen_now, host, p, full, data = NULL, old[2] = { NULL, NULL };
+	LLVMValueRef vals[2][3], saved_val[WEFT_NUM_REGS], saved_contig[WEFT_NUM_REGS][3];
+	LLVMBasicBlockRef from[3], fb = new_block(g, "fast"), sb = new_block(g, "slow");
+	LLVMBasicBlockRef ub = NULL, test_uni = NULL, done = new_block(g, "next");
+	LLVMTypeRef vt = wide ? g->vi64 : g->vi32, st = wide ? g->i64 : g->i32;
 	bool saved_dirty[WEFT_NUM_REGS];
-	LLVMBasicBlockRef fb = new_block(g, "fast"), sb = new_block(g, "slow"), done = new_block(g, "next");
-	LLVMBasicBlockRef fb_end, sb_end;
-	LLVMTypeRef vt = wide ? g->vi64 : g->vi32, iNL = LLVMIntTypeInContext(g->C, NL);
+	unsigned nfrom = 0;
 
 	mask = LLVMBuildLoad2(g->b, g->i32, g->maskp, "mask");
 	full = LLVMBuildICmp(g->b, LLVMIntEQ, mask, c32(g, NL == 32 ? ~0u : (1u << NL) - 1), "");
-	if (store)
+	if (store) {
 		data = wide ? get64(g, in->d) : get(g, in->d);
+	} else {
+		on = active(g);
+		for (unsigned r = 0; r < rows; r++)
+			old[r] = get(g, (in->d + r) % WEFT_NUM_REGS);
+	}
 	/* Lane 0's address. */
 	addr = LLVMBuildOr(g->b,
 			   LLVMBuildZExt(g->b, LLVMBuildExtractElement(g->b, get(g, in->a), c32(g, 0), ""), g->i64, ""),
@@ -643,26 +730,6 @@ static void emit_global(struct gen *g, unsigned i, const struct weft_inst *in)
 					get(g, (in->a + 1) % WEFT_NUM_REGS), c32(g, 0), ""), g->i64, ""),
 					c64(g, 32), ""), "");
 	a0 = LLVMBuildAdd(g->b, addr, c64(g, (uint64_t)(int64_t)(int32_t)in->imm), "a0");
-	/* An offset moves every lane alike: whether the lanes are consecutive
-	 * is a property of the address rows, computed once per block. */
-	contig = g->contig[in->a][wide];
-	if (!contig) {
-		LLVMValueRef base = get64(g, in->a), b0 = LLVMBuildExtractElement(g->b, base, c32(g, 0), "");
-
-		for (unsigned l = 0; l < NL; l++)
-			lane[l] = c64(g, (uint64_t)l * size);
-		want = LLVMBuildInsertElement(g->b, LLVMGetUndef(g->vi64), b0, c32(g, 0), "");
-		want = LLVMBuildShuffleVector(g->b, want, LLVMGetUndef(g->vi64), LLVMConstNull(
-						      LLVMVectorType(g->i32, NL)), "");
-		want = LLVMBuildAdd(g->b, want, LLVMConstVector(lane, NL), "");
-		bits = LLVMBuildBitCast(g->b, LLVMBuildICmp(g->b, LLVMIntEQ, base, want, ""), iNL, "");
-		contig = LLVMBuildICmp(g->b, LLVMIntEQ, bits, LLVMConstAllOnes(iNL), "");
-		g->contig[in->a][wide] = contig;
-	}
-	inpage = LLVMBuildICmp(g->b, LLVMIntULE,
-			       LLVMBuildAdd(g->b, LLVMBuildAnd(g->b, a0, c64(g, WEFT_MMU_PAGE_SIZE - 1), ""),
-					    c64(g, (uint64_t)NL * size), ""),
-			       c64(g, WEFT_MMU_PAGE_SIZE), "");
 	/* The TLB slot as weft_mmu_translate() finds it (hash_slot()). */
 	vpn = LLVMBuildLShr(g->b, a0, c64(g, WEFT_MMU_PAGE_SHIFT), "vpn");
 	slot = LLVMBuildLShr(g->b, LLVMBuildMul(g->b, vpn, c64(g, 0x9e3779b97f4a7c15ull), ""),
@@ -682,8 +749,19 @@ static void emit_global(struct gen *g, unsigned i, const struct weft_inst *in)
 		hit = LLVMBuildAnd(g->b, hit, LLVMBuildICmp(g->b, LLVMIntNE,
 			LLVMBuildAnd(g->b, pte, c64(g, WEFT_PTE_WRITE), ""), c64(g, 0), ""), "");
 	}
-	fast = LLVMBuildAnd(g->b, LLVMBuildAnd(g->b, full, contig, ""), LLVMBuildAnd(g->b, inpage, hit, ""), "");
-	LLVMBuildCondBr(g->b, fast, fb, sb);
+	fast = LLVMBuildAnd(g->b, LLVMBuildAnd(g->b, full, address_shape(g, in->a, size), ""),
+			    LLVMBuildAnd(g->b, in_page(g, a0, NL * size), hit, ""), "");
+	if (!store) {
+		fast_uni = LLVMBuildAnd(g->b, address_shape(g, in->a, 0),
+					LLVMBuildAnd(g->b, in_page(g, a0, size), hit, ""), "");
+		test_uni = new_block(g, "uniform?");
+		ub = new_block(g, "uniform");
+	}
+	LLVMBuildCondBr(g->b, fast, fb, store ? sb : test_uni);
+	if (!store) {
+		LLVMPositionBuilderAtEnd(g->b, test_uni);
+		LLVMBuildCondBr(g->b, fast_uni, ub, sb);
+	}
 
 	LLVMPositionBuilderAtEnd(g->b, fb);
 	host = LLVMBuildLoad2(g->b, g->ptr, byte_ptr(g, e, c64(g, offsetof(struct weft_tlb_entry, host))), "");
@@ -694,11 +772,35 @@ static void emit_global(struct gen *g, unsigned i, const struct weft_inst *in)
 		LLVMValueRef v = LLVMBuildLoad2(g->b, vt, p, "");
 
 		LLVMSetAlignment(v, 1);
-		fastv[0] = wide ? lo32(g, v) : v;
-		fastv[1] = wide ? hi32(g, v) : NULL;
+		vals[0][nfrom] = wide ? lo32(g, v) : v;
+		vals[1][nfrom] = wide ? hi32(g, v) : NULL;
 	}
-	fb_end = LLVMGetInsertBlock(g->b);
+	from[nfrom++] = LLVMGetInsertBlock(g->b);
 	LLVMBuildBr(g->b, done);
+
+	if (!store) {
+		LLVMValueRef v, lo, hi;
+
+		LLVMPositionBuilderAtEnd(g->b, ub);
+		host = LLVMBuildLoad2(g->b, g->ptr, byte_ptr(g, e, c64(g, offsetof(struct weft_tlb_entry, host))), "");
+		p = byte_ptr(g, host, LLVMBuildAnd(g->b, a0, c64(g, WEFT_MMU_PAGE_SIZE - 1), ""));
+		v = LLVMBuildLoad2(g->b, st, p, "");
+		LLVMSetAlignment(v, 1);
+		lo = LLVMBuildTrunc(g->b, v, g->i32, "");
+		lo = LLVMBuildInsertElement(g->b, LLVMGetUndef(g->vi32), lo, c32(g, 0), "");
+		lo = LLVMBuildShuffleVector(g->b, lo, LLVMGetUndef(g->vi32),
+					    LLVMConstNull(LLVMVectorType(g->i32, NL)), "");
+		vals[0][nfrom] = LLVMBuildSelect(g->b, on, lo, old[0], "");
+		if (wide) {
+			hi = LLVMBuildTrunc(g->b, LLVMBuildLShr(g->b, v, c64(g, 32), ""), g->i32, "");
+			hi = LLVMBuildInsertElement(g->b, LLVMGetUndef(g->vi32), hi, c32(g, 0), "");
+			hi = LLVMBuildShuffleVector(g->b, hi, LLVMGetUndef(g->vi32),
+						    LLVMConstNull(LLVMVectorType(g->i32, NL)), "");
+			vals[1][nfrom] = LLVMBuildSelect(g->b, on, hi, old[1], "");
+		}
+		from[nfrom++] = LLVMGetInsertBlock(g->b);
+		LLVMBuildBr(g->b, done);
+	}
 
 	/* The slow path leaves the block's view of the rows as it found it. */
 	LLVMPositionBuilderAtEnd(g->b, sb);
@@ -706,24 +808,19 @@ static void emit_global(struct gen *g, unsigned i, const struct weft_inst *in)
 	memcpy(saved_dirty, g->dirty, sizeof(saved_dirty));
 	memcpy(saved_contig, g->contig, sizeof(saved_contig));
 	emit_helper(g, i, in);
-	if (!store)
-		for (unsigned r = 0; r < rows; r++)
-			get(g, (in->d + r) % WEFT_NUM_REGS);
-	sb_end = LLVMGetInsertBlock(g->b);
+	for (unsigned r = 0; r < (store ? 0 : rows); r++)
+		vals[r][nfrom] = get(g, (in->d + r) % WEFT_NUM_REGS);
+	from[nfrom++] = LLVMGetInsertBlock(g->b);
 	LLVMBuildBr(g->b, done);
 
 	LLVMPositionBuilderAtEnd(g->b, done);
-	if (!store) {
-		for (unsigned r = 0; r < rows; r++) {
-			unsigned row = (in->d + r) % WEFT_NUM_REGS;
-			LLVMValueRef phi = LLVMBuildPhi(g->b, g->vi32, "");
-			LLVMValueRef vals[2] = { fastv[r], g->val[row] };
-			LLVMBasicBlockRef from[2] = { fb_end, sb_end };
+	for (unsigned r = 0; r < (store ? 0 : rows); r++) {
+		unsigned row = (in->d + r) % WEFT_NUM_REGS;
+		LLVMValueRef phi = LLVMBuildPhi(g->b, g->vi32, "");
 
-			LLVMAddIncoming(phi, vals, from, 2);
-			saved_val[row] = phi;
-			saved_dirty[row] = true;
-		}
+		LLVMAddIncoming(phi, vals[r], from, nfrom);
+		saved_val[row] = phi;
+		saved_dirty[row] = true;
 	}
 	memcpy(g->val, saved_val, sizeof(saved_val));
 	memcpy(g->dirty, saved_dirty, sizeof(saved_dirty));
@@ -794,6 +891,10 @@ static bool emit_inst(struct gen *g, unsigned i)
 			emit_shuffle(g, in);
 		else if (in->t == WEFT_TYPE_F32 && in->op >= WEFT_OP_FADD && in->op <= WEFT_OP_FFMA)
 			emit_falu(g, in);
+		else if (in->op == WEFT_OP_CVT)
+			emit_cvt(g, in);
+		else if (in->op == WEFT_OP_S2R)
+			emit_s2r(g, in);
 		else
 			emit_alu(g, in);
 	}

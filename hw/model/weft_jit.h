@@ -27,6 +27,7 @@ struct weft_jit_ctx {
 	uint32_t *mask;			/* the active mask (bit per lane) */
 	uint64_t *pc;			/* in: where the turn starts; out: where it stopped */
 	uint64_t base;			/* VA of the kernel's first instruction */
+	uint64_t args;			/* the dispatch's argument pointer (sr.args) */
 	uint64_t count;			/* out: instructions executed in the turn */
 	struct weft_mmu *mmu;		/* the worker's, for inline TLB lookups */
 	void *w, *s, *c;		/* worker, sub-group, its context: for the helpers */
