@@ -9,6 +9,7 @@
 #define WEFT_NIR_PASSES_H
 
 #include "compiler/nir/nir.h"
+#include "util/format/u_formats.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -36,6 +37,68 @@ weft_nir_is_workgroup_collective(nir_intrinsic_op op)
    default:
       return false;
    }
+}
+
+
+/* Images (weft_nir_lower_images.c, Documentation/gpu/weft/images.rst).
+ *
+ * The driver writes one descriptor per bound image after the kernel
+ * arguments: the read-only images (sampler views) first, in texture index
+ * order, then the write-only and read-write ones (shader images).  The
+ * first 24 bytes are the layout the ld.img/st.img instructions read.
+ */
+#define WEFT_IMAGE_DESC_OFFSET      8192 /* in the argument buffer */
+#define WEFT_IMAGE_DESC_SIZE        64
+#define WEFT_IMAGE_DESC_BASE        0    /* u64: VA of texel (0, 0, 0) */
+#define WEFT_IMAGE_DESC_WIDTH_BYTES 8    /* u32: width * bytes per texel */
+#define WEFT_IMAGE_DESC_HEIGHT      12   /* u32: rows (1 for 1D images) */
+#define WEFT_IMAGE_DESC_ROW_PITCH   16   /* u32: bytes from a row to the next */
+#define WEFT_IMAGE_DESC_WIDTH       24   /* u32: texels per row */
+#define WEFT_IMAGE_DESC_DEPTH       28   /* u32: slices (3D) or layers (arrays), else 1 */
+#define WEFT_IMAGE_DESC_SLICE_PITCH 32   /* u32: bytes from a slice or layer to the next */
+#define WEFT_IMAGE_DESC_FORMAT      36   /* u32: the pipe_format, for tools */
+
+#define WEFT_MAX_TEXTURES 128
+#define WEFT_MAX_IMAGES   64
+#define WEFT_MAX_SAMPLERS 16
+
+/* OpenCL's addressing modes (CLK_ADDRESS_NONE is clamp-to-edge). */
+enum weft_wrap {
+   WEFT_WRAP_CLAMP_TO_EDGE,
+   WEFT_WRAP_CLAMP_TO_BORDER,
+   WEFT_WRAP_REPEAT,
+   WEFT_WRAP_MIRRORED_REPEAT,
+};
+
+/* A sampler as the code for it is generated. */
+struct weft_sampler_key {
+   uint8_t wrap;       /* enum weft_wrap */
+   uint8_t linear;     /* CLK_FILTER_LINEAR */
+   uint8_t normalized; /* CLK_NORMALIZED_COORDS_TRUE */
+   uint8_t pad;
+};
+
+/* What the code for image access depends on besides the descriptors: the
+ * bound formats (enum pipe_format, 0: none bound) and sampler states. */
+struct weft_image_key {
+   uint16_t texture_format[WEFT_MAX_TEXTURES];
+   uint16_t image_format[WEFT_MAX_IMAGES];
+   struct weft_sampler_key sampler[WEFT_MAX_SAMPLERS];
+};
+
+/* Lowers image access to descriptor loads, memory access and arithmetic
+ * for @key; NULL: RGBA float images and nearest clamp-to-edge samplers (to
+ * check that a kernel compiles before anything is bound). */
+bool weft_nir_lower_images(nir_shader *nir, const struct weft_image_key *key);
+
+/* Whether the lowering reads and writes images of @format. */
+bool weft_image_format_supported(enum pipe_format format);
+
+/* The descriptor of the first shader image follows the read-only images. */
+static inline unsigned
+weft_image_num_textures(const nir_shader *nir)
+{
+   return nir->info.num_textures;
 }
 
 #ifdef __cplusplus

@@ -113,7 +113,7 @@ unsigned long long cases_in_matrix;
 
 /* --- Values ------------------------------------------------------------ */
 
-static double
+double
 half_to_double(uint16_t h)
 {
    _Float16 f;
@@ -121,7 +121,7 @@ half_to_double(uint16_t h)
    return f;
 }
 
-static uint16_t
+uint16_t
 double_to_half(double d)
 {
    _Float16 f = (_Float16)d;
@@ -1038,7 +1038,7 @@ run_bad_input(struct cl *cl, const char *src)
 }
 
 /* API misuse: the specification's error codes. */
-static void
+void
 expect(cl_int got, cl_int want, const char *what)
 {
    cases_in_matrix++;
@@ -1237,8 +1237,10 @@ main(int argc, char **argv)
          clReleaseProgram(prog);
    }
    std_tag = "";
-   if (!clc20_only)
+   if (!clc20_only) {
       run_math(&cl, slice);
+      run_images(&cl, slice);
+   }
    run_clc20(&cl, slice);
    if (!slice && !clc20_only) {
       run_api_misuse(&cl, src);

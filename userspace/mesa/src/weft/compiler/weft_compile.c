@@ -209,8 +209,9 @@ weft_pick_simd(const nir_shader *nir, unsigned simd)
    return 16;
 }
 
-struct weft_shader *
-weft_compile_nir_simd(const nir_shader *orig, unsigned simd, char **error)
+static struct weft_shader *
+weft_compile(const nir_shader *orig, unsigned simd, const struct weft_image_key *images,
+             char **error)
 {
    int64_t start_ns = os_time_get_nano();
    void *mem_ctx = ralloc_context(NULL);
@@ -221,6 +222,7 @@ weft_compile_nir_simd(const nir_shader *orig, unsigned simd, char **error)
    uint64_t *words;
    unsigned nwords;
 
+   NIR_PASS(_, nir, weft_nir_lower_images, images);
    weft_optimize_nir(nir);
    if (weft_debug & WEFT_DBG_NIR) {
       fprintf(stderr, "=== weft: NIR of %s\n", nir->info.name ? nir->info.name : "kernel");
@@ -343,9 +345,22 @@ out:
 }
 
 struct weft_shader *
+weft_compile_nir_simd(const nir_shader *nir, unsigned simd, char **error)
+{
+   return weft_compile(nir, simd, NULL, error);
+}
+
+struct weft_shader *
 weft_compile_nir(const nir_shader *nir, char **error)
 {
-   return weft_compile_nir_simd(nir, 0, error);
+   return weft_compile(nir, 0, NULL, error);
+}
+
+struct weft_shader *
+weft_compile_nir_images(const nir_shader *nir, const struct weft_image_key *images,
+                        char **error)
+{
+   return weft_compile(nir, 0, images, error);
 }
 
 void

@@ -51,6 +51,10 @@ void weft_preprocess_nir(nir_shader *nir, unsigned max_workgroup_size);
  * compiler never aborts on what a kernel contains. */
 struct weft_shader *weft_compile_nir(const nir_shader *nir, char **error);
 struct weft_shader *weft_compile_nir_simd(const nir_shader *nir, unsigned simd, char **error);
+/* For the images and samplers bound at launch (weft_nir_passes.h). */
+struct weft_image_key;
+struct weft_shader *weft_compile_nir_images(const nir_shader *nir,
+                                            const struct weft_image_key *images, char **error);
 void weft_shader_destroy(struct weft_shader *shader);
 
 #ifdef __cplusplus

@@ -137,6 +137,11 @@ weft_emit_block(struct weft_ctx *ctx, nir_block *block)
          weft_ir_set(I, WEFT_IR_A, all);
          break;
       }
+      case nir_instr_type_tex:
+         /* weft_nir_lower_images lowers every image access it can. */
+         weft_fail(ctx, "image operation %u (nir_texop), or an image or sampler chosen at "
+                   "run time", nir_instr_as_tex(instr)->op);
+         break;
       default:
          weft_fail(ctx, "NIR instruction type %u", instr->type);
       }

@@ -44,6 +44,16 @@ weft_create_compute_state(struct pipe_context *pctx, const struct pipe_compute_s
       return NULL;
    }
    memcpy(cs->code.bo.map, cs->shader->code, cs->shader->size);
+   /* Image access depends on the formats and samplers bound at launch:
+    * keep the NIR for the variants. */
+   if (nir->info.num_textures || nir->info.num_images) {
+      cs->nir = nir_shader_clone(NULL, nir);
+      cs->num_textures = MIN2(weft_image_num_textures(nir), WEFT_MAX_TEXTURES);
+      cs->num_images = MIN2(nir->info.num_images, WEFT_MAX_IMAGES);
+      cs->num_samplers = WEFT_MAX_SAMPLERS;
+      simple_mtx_init(&cs->lock, mtx_plain);
+      util_dynarray_init(&cs->variants, NULL);
+   }
    return cs;
 }
 
@@ -60,6 +70,7 @@ weft_delete_compute_state(struct pipe_context *pctx, void *cso)
    struct weft_compute_state *cs = cso;
 
    weft_screen_wait_all(s);
+   weft_compute_state_fini_images(s, cs);
    weft_buffer_va_destroy(s, &cs->code);
    weft_shader_destroy(cs->shader);
    FREE(cs);
@@ -132,32 +143,57 @@ weft_launch_grid(struct pipe_context *pctx, const struct pipe_grid_info *info)
    struct weft_context *ctx = weft_context(pctx);
    struct weft_screen *s = weft_screen(pctx->screen);
    struct weft_compute_state *cs = ctx->cs;
+   const struct weft_shader *shader;
    struct weft_buffer_va job;
    struct weft_fence *fence;
+   uint64_t code_va;
+   unsigned args_size = MAX2(ctx->cb0_size, 8);
    uint32_t *b, n = 0;
 
    if (!cs)
       return;
-   if (weft_buffer_va_create(s, WEFT_JOB_BATCH_SIZE + MAX2(ctx->cb0_size, 8),
+   shader = cs->shader;
+   code_va = cs->code.va;
+   /* Kernels with images: the variant for what is bound, and the image
+    * descriptors after the arguments. */
+   if (cs->nir) {
+      const struct weft_variant *v = weft_image_variant(ctx, cs);
+
+      if (!v)
+         return;
+      if (ctx->cb0_size > WEFT_IMAGE_DESC_OFFSET) {
+         mesa_loge("weft: %u bytes of kernel arguments leave no room for the image "
+                   "descriptors at byte %u", ctx->cb0_size, WEFT_IMAGE_DESC_OFFSET);
+         return;
+      }
+      shader = v->shader;
+      code_va = v->code.va;
+      args_size = WEFT_IMAGE_DESC_OFFSET + weft_image_descriptors_size(cs);
+   }
+   if (weft_buffer_va_create(s, WEFT_JOB_BATCH_SIZE + args_size,
                              DRM_WEFT_VM_BIND_OP_MAP_READONLY, &job)) {
       mesa_loge("weft: out of memory for a job");
       return;
    }
    if (ctx->cb0_size)
       memcpy((uint8_t *)job.bo.map + WEFT_JOB_BATCH_SIZE, ctx->cb0, ctx->cb0_size);
+   if (cs->nir) {
+      weft_write_image_descriptors(ctx, cs, (uint8_t *)job.bo.map + WEFT_JOB_BATCH_SIZE +
+                                               WEFT_IMAGE_DESC_OFFSET);
+   }
 
    uint64_t args = job.va + WEFT_JOB_BATCH_SIZE;
    b = job.bo.map;
    /* Private arrays the compiler put in scratch: DISPATCH_SCRATCH. */
-   if (cs->shader->scratch_size)
+   if (shader->scratch_size)
       b[n++] = WEFT_CMD_HEADER(WEFT_CMD_DISPATCH_SCRATCH, WEFT_CMD_DISPATCH_SCRATCH_LEN);
    else
       b[n++] = WEFT_CMD_HEADER(WEFT_CMD_DISPATCH, WEFT_CMD_DISPATCH_LEN);
-   b[n++] = (uint32_t)cs->code.va;
-   b[n++] = (uint32_t)(cs->code.va >> 32);
+   b[n++] = (uint32_t)code_va;
+   b[n++] = (uint32_t)(code_va >> 32);
    b[n++] = (uint32_t)args;
    b[n++] = (uint32_t)(args >> 32);
-   b[n++] = cs->shader->simd;
+   b[n++] = shader->simd;
    /* A non-uniform NDRange: the device runs the last work-group of a
     * dimension with the remainder (last_block) as its actual size. */
    for (unsigned i = 0; i < 3; i++) {
@@ -170,8 +206,8 @@ weft_launch_grid(struct pipe_context *pctx, const struct pipe_grid_info *info)
    b[n++] = 0;
    b[n++] = 0;
    b[n++] = cs->static_shared + info->variable_shared_mem;
-   if (cs->shader->scratch_size)
-      b[n++] = cs->shader->scratch_size;
+   if (shader->scratch_size)
+      b[n++] = shader->scratch_size;
    b[n++] = WEFT_CMD_HEADER(WEFT_CMD_END, 1);
 
    fence = weft_fence_create(s);
@@ -282,45 +318,6 @@ weft_set_active_query_state(struct pipe_context *pctx, bool enable)
 {
 }
 
-static void *
-weft_create_sampler_state(struct pipe_context *pctx, const struct pipe_sampler_state *s)
-{
-   return MALLOC(1);
-}
-
-static void
-weft_delete_sampler_state(struct pipe_context *pctx, void *s)
-{
-   FREE(s);
-}
-
-static void
-weft_bind_sampler_states(struct pipe_context *pctx, enum pipe_shader_type shader,
-                         unsigned start, unsigned count, void **states)
-{
-}
-
-static void
-weft_set_sampler_views(struct pipe_context *pctx, enum pipe_shader_type shader,
-                       unsigned start, unsigned count, unsigned unbind_trailing,
-                       bool take_ownership, struct pipe_sampler_view **views)
-{
-}
-
-static void
-weft_sampler_view_destroy(struct pipe_context *pctx, struct pipe_sampler_view *view)
-{
-   pipe_resource_reference(&view->texture, NULL);
-   FREE(view);
-}
-
-static void
-weft_set_shader_images(struct pipe_context *pctx, enum pipe_shader_type shader,
-                       unsigned start, unsigned count, unsigned unbind_trailing,
-                       const struct pipe_image_view *images)
-{
-}
-
 /* Rusticl asks after waiting for its flush: a job of this context that the
  * device stopped (watchdog, fault, bad instruction) puts the queue's events
  * into an error state; other contexts, with queues of their own, go on. */
@@ -345,6 +342,7 @@ weft_context_destroy(struct pipe_context *pctx)
    if (ctx->last)
       weft_fence_unref(s, ctx->last);
    weft_queue_destroy(s->dev, ctx->queue);
+   weft_context_unbind_images(ctx);
    FREE(ctx->cb0);
    FREE(ctx);
 }
@@ -381,12 +379,7 @@ weft_context_create(struct pipe_screen *pscreen, void *priv, unsigned flags)
    p->end_query = weft_end_query;
    p->get_query_result = weft_get_query_result;
    p->set_active_query_state = weft_set_active_query_state;
-   p->create_sampler_state = weft_create_sampler_state;
-   p->delete_sampler_state = weft_delete_sampler_state;
-   p->bind_sampler_states = weft_bind_sampler_states;
-   p->set_sampler_views = weft_set_sampler_views;
-   p->sampler_view_destroy = weft_sampler_view_destroy;
-   p->set_shader_images = weft_set_shader_images;
+   weft_init_context_image_functions(p);
    p->get_device_reset_status = weft_get_device_reset_status;
    weft_init_context_resource_functions(p);
    return p;

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Buffers: GEM buffers of weft.ko, mapped for the CPU once and bound into
- * the screen's GPU VM at a VA from the screen's heap. Only PIPE_BUFFER:
- * the device has no images.
+ * Buffers and images: GEM buffers of weft.ko, mapped for the CPU once and
+ * bound into the screen's GPU VM at a VA from the screen's heap.  Images
+ * are linear (rows of row_pitch bytes, slices or layers of slice_pitch),
+ * so the CPU reaches them through the same mapping.
  */
+#include "util/format/u_format.h"
 #include "util/u_inlines.h"
 #include "util/u_memory.h"
 #include "util/u_transfer.h"
@@ -63,15 +65,33 @@ weft_resource_create(struct pipe_screen *pscreen, const struct pipe_resource *te
    struct weft_resource *res;
    struct weft_buffer_va b;
 
-   if (templ->target != PIPE_BUFFER)
-      return NULL;
+   uint64_t size = templ->width0;
+   uint32_t row_pitch = 0, slice_pitch = 0;
+
+   if (templ->target != PIPE_BUFFER) {
+      unsigned layers = templ->target == PIPE_TEXTURE_3D ? templ->depth0 : templ->array_size;
+      unsigned height = templ->target == PIPE_TEXTURE_1D ||
+                        templ->target == PIPE_TEXTURE_1D_ARRAY ? 1 : templ->height0;
+
+      if (!weft_image_format_reported(templ->format) || templ->last_level ||
+          templ->nr_samples > 1)
+         return NULL;
+      /* Rows start on 64 bytes, a cache line of the device. */
+      row_pitch = align(templ->width0 * util_format_get_blocksize(templ->format), 64);
+      slice_pitch = row_pitch * MAX2(height, 1);
+      size = (uint64_t)slice_pitch * MAX2(layers, 1);
+      if (size > UINT32_MAX)
+         return NULL;
+   }
    res = CALLOC_STRUCT(weft_resource);
    if (!res)
       return NULL;
-   if (weft_buffer_va_create(s, templ->width0, 0, &b)) {
+   if (weft_buffer_va_create(s, size, 0, &b)) {
       FREE(res);
       return NULL;
    }
+   res->row_pitch = row_pitch;
+   res->slice_pitch = slice_pitch;
    res->base = *templ;
    res->base.screen = pscreen;
    pipe_reference_init(&res->base.reference, 1);
@@ -100,14 +120,28 @@ weft_init_screen_resource_functions(struct pipe_screen *pscreen)
    pscreen->resource_destroy = weft_resource_destroy;
 }
 
+/* Byte offset of texel (x, y, z); buffers count bytes in x. */
+static uint64_t
+weft_resource_offset(const struct weft_resource *res, unsigned x, unsigned y, unsigned z)
+{
+   if (res->base.target == PIPE_BUFFER)
+      return x;
+   return (uint64_t)z * res->slice_pitch + (uint64_t)y * res->row_pitch +
+          (uint64_t)x * util_format_get_blocksize(res->base.format);
+}
+
+/* Buffers and images alike: the CPU's own mapping, once the GPU is done. */
 static void *
-weft_resource_buffer_map(struct pipe_context *pctx, struct pipe_resource *pres, unsigned level,
-                unsigned usage, const struct pipe_box *box,
-                struct pipe_transfer **out)
+weft_resource_map(struct pipe_context *pctx, struct pipe_resource *pres, unsigned level,
+                  unsigned usage, const struct pipe_box *box,
+                  struct pipe_transfer **out)
 {
    struct weft_resource *res = weft_resource(pres);
-   struct pipe_transfer *t = CALLOC_STRUCT(pipe_transfer);
+   struct pipe_transfer *t;
 
+   if (level)
+      return NULL;
+   t = CALLOC_STRUCT(pipe_transfer);
    if (!t)
       return NULL;
    if (!(usage & PIPE_MAP_UNSYNCHRONIZED)) {
@@ -118,48 +152,41 @@ weft_resource_buffer_map(struct pipe_context *pctx, struct pipe_resource *pres, 
    t->level = level;
    t->usage = usage;
    t->box = *box;
+   t->stride = res->row_pitch;
+   t->layer_stride = res->slice_pitch;
    *out = t;
-   return (uint8_t *)res->bo.map + box->x;
+   return (uint8_t *)res->bo.map + weft_resource_offset(res, box->x, box->y, box->z);
 }
 
 static void
-weft_resource_buffer_unmap(struct pipe_context *pctx, struct pipe_transfer *t)
+weft_resource_unmap(struct pipe_context *pctx, struct pipe_transfer *t)
 {
    pipe_resource_reference(&t->resource, NULL);
    FREE(t);
 }
 
-static void *
-weft_texture_map(struct pipe_context *pctx, struct pipe_resource *pres, unsigned level,
-                 unsigned usage, const struct pipe_box *box,
-                 struct pipe_transfer **out)
-{
-   return NULL;
-}
-
-static void
-weft_texture_unmap(struct pipe_context *pctx, struct pipe_transfer *t)
-{
-}
-
-static void
-weft_texture_subdata(struct pipe_context *pctx, struct pipe_resource *pres,
-                     unsigned level, unsigned usage, const struct pipe_box *box,
-                     const void *data, unsigned stride, uintptr_t layer_stride)
-{
-}
-
+/* Between any two resources of the same texel size, row by row. */
 static void
 weft_resource_copy_region(struct pipe_context *pctx, struct pipe_resource *dst,
                           unsigned dst_level, unsigned dstx, unsigned dsty,
                           unsigned dstz, struct pipe_resource *src,
                           unsigned src_level, const struct pipe_box *box)
 {
+   struct weft_resource *d = weft_resource(dst), *sr = weft_resource(src);
+   unsigned bytes = box->width;
+
+   if (src->target != PIPE_BUFFER)
+      bytes *= util_format_get_blocksize(src->format);
    /* The memory is the CPU's: copy once the GPU is done with both. */
    pctx->flush(pctx, NULL, 0);
    weft_screen_wait_all(weft_screen(pctx->screen));
-   memmove((uint8_t *)weft_resource(dst)->bo.map + dstx,
-           (uint8_t *)weft_resource(src)->bo.map + box->x, box->width);
+   for (int z = 0; z < box->depth; z++) {
+      for (int y = 0; y < box->height; y++) {
+         memmove((uint8_t *)d->bo.map + weft_resource_offset(d, dstx, dsty + y, dstz + z),
+                 (uint8_t *)sr->bo.map + weft_resource_offset(sr, box->x, box->y + y, box->z + z),
+                 bytes);
+      }
+   }
 }
 
 static void
@@ -177,12 +204,12 @@ weft_clear_buffer(struct pipe_context *pctx, struct pipe_resource *pres,
 void
 weft_init_context_resource_functions(struct pipe_context *pctx)
 {
-   pctx->buffer_map = weft_resource_buffer_map;
-   pctx->buffer_unmap = weft_resource_buffer_unmap;
+   pctx->buffer_map = weft_resource_map;
+   pctx->buffer_unmap = weft_resource_unmap;
    pctx->buffer_subdata = u_default_buffer_subdata;
-   pctx->texture_map = weft_texture_map;
-   pctx->texture_unmap = weft_texture_unmap;
-   pctx->texture_subdata = weft_texture_subdata;
+   pctx->texture_map = weft_resource_map;
+   pctx->texture_unmap = weft_resource_unmap;
+   pctx->texture_subdata = u_default_texture_subdata;
    pctx->resource_copy_region = weft_resource_copy_region;
    pctx->clear_buffer = weft_clear_buffer;
 }

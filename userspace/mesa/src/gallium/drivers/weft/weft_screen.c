@@ -66,6 +66,14 @@ weft_get_shader_param(struct pipe_screen *pscreen, enum pipe_shader_type shader,
       return 1 << PIPE_SHADER_IR_NIR;
    case PIPE_SHADER_CAP_MAX_SHADER_BUFFERS:
       return 0;
+   /* Images are memory plus a descriptor (images.rst): the counts are
+    * those of the descriptor table after the arguments. */
+   case PIPE_SHADER_CAP_MAX_SAMPLER_VIEWS:
+      return WEFT_MAX_TEXTURES;
+   case PIPE_SHADER_CAP_MAX_SHADER_IMAGES:
+      return WEFT_MAX_IMAGES;
+   case PIPE_SHADER_CAP_MAX_TEXTURE_SAMPLERS:
+      return WEFT_MAX_SAMPLERS;
    default:
       return 0;
    }
@@ -117,7 +125,7 @@ weft_get_compute_param(struct pipe_screen *pscreen, enum pipe_shader_ir ir_type,
    case PIPE_COMPUTE_CAP_MAX_COMPUTE_UNITS:
       RET((uint32_t[]){MAX2(s->info.num_cores, 1)});
    case PIPE_COMPUTE_CAP_IMAGES_SUPPORTED:
-      RET((uint32_t[]){0});
+      RET((uint32_t[]){1});
    case PIPE_COMPUTE_CAP_SUBGROUP_SIZES:
       /* bit n: sub-group size 1 << n, as the kernel reports them */
       RET((uint32_t[]){s->info.simd_widths ? s->info.simd_widths : 0x38});
@@ -180,9 +188,28 @@ weft_is_format_supported(struct pipe_screen *pscreen, enum pipe_format format,
                          enum pipe_texture_target target, unsigned sample_count,
                          unsigned storage_sample_count, unsigned usage)
 {
-   return target == PIPE_BUFFER && sample_count <= 1 &&
-          !(usage & ~(PIPE_BIND_GLOBAL | PIPE_BIND_SHADER_BUFFER |
-                      PIPE_BIND_CONSTANT_BUFFER | PIPE_BIND_COMPUTE_RESOURCE));
+   const unsigned image_usage = PIPE_BIND_SAMPLER_VIEW | PIPE_BIND_SHADER_IMAGE;
+
+   if (sample_count > 1)
+      return false;
+   switch (target) {
+   case PIPE_BUFFER:
+      /* Buffers, and image1d_buffer views of them. */
+      if (usage & image_usage && !weft_image_format_reported(format))
+         return false;
+      return !(usage & ~(PIPE_BIND_GLOBAL | PIPE_BIND_SHADER_BUFFER |
+                         PIPE_BIND_CONSTANT_BUFFER | PIPE_BIND_COMPUTE_RESOURCE |
+                         image_usage));
+   case PIPE_TEXTURE_1D:
+   case PIPE_TEXTURE_1D_ARRAY:
+   case PIPE_TEXTURE_2D:
+   case PIPE_TEXTURE_2D_ARRAY:
+   case PIPE_TEXTURE_3D:
+      return weft_image_format_reported(format) &&
+             !(usage & ~(image_usage | PIPE_BIND_LINEAR | PIPE_BIND_COMPUTE_RESOURCE));
+   default:
+      return false;
+   }
 }
 
 static uint64_t
@@ -234,9 +261,18 @@ weft_init_screen_caps(struct weft_screen *s)
    caps->timer_resolution = 1;
    caps->endianness = PIPE_ENDIAN_LITTLE;
    caps->max_shader_buffer_size = 1u << 30;
-   caps->max_texture_2d_size = 0;
-   caps->max_texture_3d_levels = 0;
-   caps->max_texture_array_layers = 0;
+   /* Images: OpenCL's full-profile minimums (16384 wide 2D, 2048 cubed 3D,
+    * 2048 layers); formatted loads and stores are the compiler's. */
+   caps->max_texture_2d_size = 16384;
+   caps->max_texture_3d_levels = 12;
+   caps->max_texture_array_layers = 2048;
+   caps->max_texel_buffer_elements = 1u << 27;
+   caps->texture_sampler_independent = true;
+   caps->image_load_formatted = true;
+   caps->image_store_formatted = true;
+   /* Image and sampler indices, which weft_nir_lower_images reads. */
+   caps->nir_images_as_deref = false;
+   caps->nir_samplers_as_deref = false;
    caps->vendor_id = 0x1af4;
    caps->device_id = 0x1110;
    caps->shareable_shaders = true;

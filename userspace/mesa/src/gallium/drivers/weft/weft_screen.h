@@ -17,6 +17,7 @@
 
 #include "libweft.h"
 #include "weft_compile.h"
+#include "weft_nir_passes.h"
 
 /* One GPU VM per screen: every context's queue shares the address space. */
 struct weft_screen {
@@ -32,10 +33,15 @@ struct weft_screen {
    struct util_dynarray pending;
 };
 
+/* Buffers, and images laid out linearly: texel (x, y, z) of an image is at
+ * z * slice_pitch + y * row_pitch + x * bytes per texel, where z is the
+ * slice of a 3D image or the layer of an array (images.rst). */
 struct weft_resource {
    struct pipe_resource base;
    struct weft_buffer bo;
    uint64_t va;
+   uint32_t row_pitch;
+   uint32_t slice_pitch;
 };
 
 struct weft_fence {
@@ -51,10 +57,24 @@ struct weft_buffer_va {
    uint64_t va;
 };
 
+/* A kernel compiled for one combination of bound image formats and
+ * sampler states. */
+struct weft_variant {
+   struct weft_image_key key;
+   struct weft_shader *shader;
+   struct weft_buffer_va code;
+};
+
 struct weft_compute_state {
    struct weft_shader *shader;   /* the compiled kernel */
    struct weft_buffer_va code;
    unsigned static_shared;
+   /* Kernels with images: the NIR to compile variants from, and those
+    * compiled so far (struct weft_variant *), under lock. */
+   nir_shader *nir;
+   unsigned num_textures, num_images, num_samplers;
+   simple_mtx_t lock;
+   struct util_dynarray variants;
 };
 
 struct weft_context {
@@ -65,6 +85,10 @@ struct weft_context {
    unsigned cb0_size;
    struct weft_fence *last;      /* last submit of this context */
    bool guilty;                  /* a job of this context failed (watchdog, fault) */
+   /* What launch_grid writes into the image descriptors and the key. */
+   struct pipe_sampler_view *views[WEFT_MAX_TEXTURES];
+   struct pipe_image_view images[WEFT_MAX_IMAGES];
+   struct weft_sampler_key samplers[WEFT_MAX_SAMPLERS];
 };
 
 static inline struct weft_screen *
@@ -91,6 +115,17 @@ void weft_init_context_resource_functions(struct pipe_context *pctx);
 int weft_buffer_va_create(struct weft_screen *s, uint64_t size, uint32_t flags,
                           struct weft_buffer_va *out);
 void weft_buffer_va_destroy(struct weft_screen *s, struct weft_buffer_va *b);
+
+/* weft_image.c */
+bool weft_image_format_reported(enum pipe_format format);
+void weft_init_context_image_functions(struct pipe_context *pctx);
+void weft_context_unbind_images(struct weft_context *ctx);
+unsigned weft_image_descriptors_size(const struct weft_compute_state *cs);
+const struct weft_variant *weft_image_variant(struct weft_context *ctx,
+                                              struct weft_compute_state *cs);
+void weft_write_image_descriptors(struct weft_context *ctx,
+                                  const struct weft_compute_state *cs, uint8_t *dst);
+void weft_compute_state_fini_images(struct weft_screen *s, struct weft_compute_state *cs);
 
 /* weft_fence.c */
 struct weft_fence *weft_fence_create(struct weft_screen *s);
