@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * Images: every reported format on every image type (1D, 1D buffer, 1D
- * array, 2D, 2D array, 3D), read_image{f,i,ui} with every sampler (nearest
+ * array, 2D, 2D array, 3D; 2D and 2D array depth images), read_image{f,i,ui}
+ * and read_imageh (cl_khr_fp16) with every sampler (nearest
  * and linear; clamp-to-edge, clamp, repeat, mirrored repeat, none;
  * normalized and unnormalized coordinates; integer coordinates),
- * sampler-less reads inside and outside the image, write_image{f,i,ui}
+ * sampler-less reads inside and outside the image, write_image{f,i,ui,h}
  * with the conversion rules (rounding, saturation, NaN) and writes outside
  * the image, read_write images, the get_image_* queries, and
  * clEnqueueRead/Write/Copy/Fill/MapImage, each checked against a C
@@ -20,9 +21,11 @@
 #include "weft-cl-conformance.h"
 
 enum ckind { K_UNORM, K_SNORM, K_SINT, K_UINT, K_HALF, K_FLOAT };
-enum rclass { R_F, R_I, R_UI };
-static const char *const rname[] = {"f", "i", "ui"};
-static const char *const rtype[] = {"float", "int", "uint"};
+/* read_image{f,i,ui,h}; the kernels return halves as floats. */
+enum rclass { R_F, R_I, R_UI, R_H };
+static const char *const rname[] = {"f", "i", "ui", "h"};
+static const char *const rtype[] = {"float", "int", "uint", "float"};
+#define FP16_PRAGMA "#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n"
 
 struct fmt {
    cl_channel_order order;
@@ -144,22 +147,38 @@ addr_name(cl_addressing_mode a)
 /* The sampler-argument kernels are a program of their own: LLVM 15's SPIR-V
  * translator aborts on a module with both sampler arguments and
  * program-scope samplers of the same image type. */
+/* How a kernel reads (open, the read_image call, close) and what it writes
+ * for result class @r: depth images' floats widened as a CL_R texel is,
+ * halves converted to and from float. */
+static void
+access_exprs(const struct itype *it, enum rclass r, const char **open, const char **close,
+             const char **wopen, const char **wclose)
+{
+   *open = it->depth ? "(float4)(" : r == R_H ? "convert_float4(" : "";
+   *close = it->depth ? ", 0.0f, 0.0f, 1.0f)" : r == R_H ? ")" : "";
+   *wopen = r == R_H ? "convert_half4(" : "";
+   *wclose = it->depth ? ".x" : r == R_H ? ")" : "";
+}
+
 static char *
 sampler_arg_source(void)
 {
-   char *src = append(NULL, "#define ATTR __attribute__((intel_reqd_sub_group_size(SIMD)))\n");
+   char *src = append(NULL, FP16_PRAGMA
+                      "#define ATTR __attribute__((intel_reqd_sub_group_size(SIMD)))\n");
 
    for (unsigned t = 0; t < NUM_ITYPES; t++) {
       const struct itype *it = &itypes[t];
 
-      for (unsigned r = 0; r < (it->depth ? 1 : 3) && it->sampled; r++) {
+      for (unsigned r = 0; r < (it->depth ? 1 : 4) && it->sampled; r++) {
+         const char *open, *close, *wopen, *wclose;
+
+         access_exprs(it, r, &open, &close, &wopen, &wclose);
          src = append(src,
                       "__kernel ATTR void sample_arg_%u_%s(read_only %s img, sampler_t s, "
                       "__global const float4 *c, __global %s4 *out)\n{\n"
                       "   size_t i = get_global_id(0);\n   float4 v = c[i];\n"
-                      "   out[i] = %s(read_image%s(img, s, %s)%s);\n}\n",
-                      t, rname[r], it->cltype, rtype[r], it->depth ? "(float4)" : "", rname[r],
-                      it->fc, it->depth ? ", 0.0f, 0.0f, 1.0f" : "");
+                      "   out[i] = %sread_image%s(img, s, %s)%s;\n}\n",
+                      t, rname[r], it->cltype, rtype[r], open, rname[r], it->fc, close);
       }
    }
    return src;
@@ -168,7 +187,8 @@ sampler_arg_source(void)
 static char *
 kernel_source(void)
 {
-   char *src = append(NULL, "#define ATTR __attribute__((intel_reqd_sub_group_size(SIMD)))\n");
+   char *src = append(NULL, FP16_PRAGMA
+                      "#define ATTR __attribute__((intel_reqd_sub_group_size(SIMD)))\n");
 
    for (unsigned s = 0; s < NUM_SAMPS; s++) {
       src = append(src, "__constant sampler_t s%u = CLK_NORMALIZED_COORDS_%s | %s | %s;\n", s,
@@ -178,11 +198,10 @@ kernel_source(void)
    for (unsigned t = 0; t < NUM_ITYPES; t++) {
       const struct itype *it = &itypes[t];
 
-      /* Depth images: read_imagef's float widened as a CL_R texel is. */
-      const char *open = it->depth ? "(float4)(" : "";
-      const char *close = it->depth ? ", 0.0f, 0.0f, 1.0f)" : "";
+      for (unsigned r = 0; r < (it->depth ? 1 : 4); r++) {
+         const char *open, *close, *wopen, *wclose;
 
-      for (unsigned r = 0; r < (it->depth ? 1 : 3); r++) {
+         access_exprs(it, r, &open, &close, &wopen, &wclose);
          if (it->sampled) {
             src = append(src,
                          "__kernel ATTR void sample_%u_%s(read_only %s img, __global const float4 "
@@ -207,8 +226,8 @@ kernel_source(void)
                       "__kernel ATTR void write_%u_%s(write_only %s img, __global const int4 *c, "
                       "__global const %s4 *val)\n{\n"
                       "   size_t i = get_global_id(0);\n   int4 iv = c[i];\n"
-                      "   write_image%s(img, %s, val[i]%s);\n}\n",
-                      t, rname[r], it->cltype, rtype[r], rname[r], it->ic, it->depth ? ".x" : "");
+                      "   write_image%s(img, %s, %sval[i]%s);\n}\n",
+                      t, rname[r], it->cltype, rtype[r], rname[r], it->ic, wopen, wclose);
          /* read_write: each work-item reads its texel and writes it back
           * changed, so nothing races. */
          src = append(src,
@@ -216,8 +235,9 @@ kernel_source(void)
                       "   size_t i = get_global_id(0);\n   int4 iv = c[i];\n"
                       "   %s%s x = read_image%s(img, %s);\n"
                       "   write_image%s(img, %s, %s);\n}\n",
-                      t, rname[r], it->cltype, rtype[r], it->depth ? "" : "4", rname[r], it->ic,
-                      rname[r], it->ic, r == R_F ? "x * 0.5f" : "x + 1");
+                      t, rname[r], it->cltype, r == R_H ? "half" : rtype[r], it->depth ? "" : "4",
+                      rname[r], it->ic, rname[r], it->ic,
+                      r == R_F ? "x * 0.5f" : r == R_H ? "x * (half)0.5f" : "x + 1");
       }
       src = append(src,
                    "__kernel ATTR void query_%u(read_only %s img, __global int *out)\n{\n"
@@ -541,8 +561,22 @@ fetch_ref(const struct image_data *img, const int c[4], uint32_t out[4])
    decode(img->f, texel_at(img, xyz[0], xyz[1], xyz[2]), out);
 }
 
+/* read_imageh: the float texel rounded to half. */
+static void
+round_to_half(uint32_t t[4])
+{
+   for (unsigned c = 0; c < 4; c++) {
+      float x;
+
+      memcpy(&x, &t[c], 4);
+      x = (float)half_to_double(double_to_half(x));
+      memcpy(&t[c], &x, 4);
+   }
+}
+
 static bool
-same_texel(const struct fmt *f, const uint32_t got[4], const uint32_t want[4], bool linear)
+same_texel(const struct fmt *f, enum rclass r, const uint32_t got[4], const uint32_t want[4],
+           bool linear)
 {
    for (unsigned c = 0; c < 4; c++) {
       if (fmt_class(f) != R_F) {
@@ -556,6 +590,9 @@ same_texel(const struct fmt *f, const uint32_t got[4], const uint32_t want[4], b
       /* Normalized reads within 1.5 ulp; linear filtering within the
        * weights' rounding (2^-12 of the values blended). */
       float tol = linear ? 8.0f / 4096 + fabsf(w) / 4096 : fabsf(w) * 3e-7f;
+      /* Halves: and the rounding of a value on the edge of two. */
+      if (r == R_H)
+         tol += fabsf(w) / 1024 + 6e-8f;
       if (!(fabsf(g - w) <= tol))
          return false;
    }
@@ -713,10 +750,9 @@ download(struct cl *cl, const struct img *img, const struct image_data *data, ui
 /* The sampling kernel: every sampler, ITEMS coordinates each. */
 static void
 run_sample(struct cl *cl, cl_program p, unsigned simd, const struct img *img,
-           const struct image_data *data, unsigned t)
+           const struct image_data *data, unsigned t, enum rclass r)
 {
    const struct itype *it = data->it;
-   enum rclass r = fmt_class(data->f);
    static float cn[ITEMS][4], cu[ITEMS][4];
    static uint32_t out[2][ITEMS * NUM_SAMPS][4];
    cl_kernel k = kernel(p, "sample_%u_%s", t, r);
@@ -760,7 +796,9 @@ run_sample(struct cl *cl, cl_program p, unsigned simd, const struct img *img,
             }
          }
          sample_ref(data, sm, c, want);
-         if (!same_texel(data->f, got, want, sm->linear)) {
+         if (r == R_H)
+            round_to_half(want);
+         if (!same_texel(data->f, r, got, want, sm->linear)) {
             if (!bad++) {
                first = i;
                memcpy(first_want, want, 16);
@@ -788,10 +826,9 @@ run_sample(struct cl *cl, cl_program p, unsigned simd, const struct img *img,
  * the inline samplers above also check. */
 static void
 run_sampler_arg(struct cl *cl, cl_program p, unsigned simd, const struct img *img,
-                const struct image_data *data, unsigned t)
+                const struct image_data *data, unsigned t, enum rclass r)
 {
    const struct itype *it = data->it;
-   enum rclass r = fmt_class(data->f);
    static const unsigned which[] = {1, 3, 9, 10};
    static float c[ITEMS][4];
    static uint32_t out[ITEMS][4];
@@ -820,7 +857,9 @@ run_sampler_arg(struct cl *cl, cl_program p, unsigned simd, const struct img *im
          uint32_t want[4];
 
          sample_ref(data, sm, c[i], want);
-         bad += !same_texel(data->f, out[i], want, sm->linear);
+         if (r == R_H)
+            round_to_half(want);
+         bad += !same_texel(data->f, r, out[i], want, sm->linear);
       }
       cases_in_matrix++;
       report(ok && !bad, "image read_image%s %s %s sampler-argument %s simd%u%s", rname[r],
@@ -851,10 +890,9 @@ random_int_coords(const struct itype *it, int c[ITEMS][4])
 
 static void
 run_fetch(struct cl *cl, cl_program p, unsigned simd, const struct img *img,
-          const struct image_data *data, unsigned t)
+          const struct image_data *data, unsigned t, enum rclass r)
 {
    const struct itype *it = data->it;
-   enum rclass r = fmt_class(data->f);
    static int c[ITEMS][4];
    static uint32_t out[ITEMS][4];
    cl_kernel k = kernel(p, "fetch_%u_%s", t, r);
@@ -875,7 +913,9 @@ run_fetch(struct cl *cl, cl_program p, unsigned simd, const struct img *img,
       fetch_ref(data, c[i], want);
       border(data->f, b);
       outside += !memcmp(want, b, 16);
-      bad += !same_texel(data->f, out[i], want, false);
+      if (r == R_H)
+         round_to_half(want);
+      bad += !same_texel(data->f, r, out[i], want, false);
    }
    cases_in_matrix++;
    report(ok && !bad, "image read_image%s %s %s no-sampler (%u outside) simd%u%s", rname[r],
@@ -912,11 +952,11 @@ write_value(const struct fmt *f, unsigned i, unsigned c)
 }
 
 static void
-run_write(struct cl *cl, cl_program p, unsigned simd, const struct image_data *data, unsigned t)
+run_write(struct cl *cl, cl_program p, unsigned simd, const struct image_data *data, unsigned t,
+          enum rclass r)
 {
    const struct itype *it = data->it;
    const struct fmt *f = data->f;
-   enum rclass r = fmt_class(f);
    size_t bytes = num_texels(it) * texel_bytes(f);
    static int c[ITEMS][4];
    static uint32_t val[ITEMS][4];
@@ -957,7 +997,13 @@ run_write(struct cl *cl, cl_program p, unsigned simd, const struct image_data *d
       if (xyz[0] < 0 || xyz[0] >= (int)it->w || xyz[1] < 0 || xyz[1] >= (int)it->h ||
           xyz[2] < 0 || xyz[2] >= (int)it->d)
          continue;
-      encode(f, val[i], (uint8_t *)texel_at(&wd, xyz[0], xyz[1], xyz[2]));
+      uint32_t v[4];
+
+      memcpy(v, val[i], sizeof(v));
+      /* write_imageh of convert_half4(v). */
+      if (r == R_H)
+         round_to_half(v);
+      encode(f, v, (uint8_t *)texel_at(&wd, xyz[0], xyz[1], xyz[2]));
    }
 
    bool ok = create_image(cl, f, it, CL_MEM_READ_WRITE, &img);
@@ -999,11 +1045,10 @@ run_write(struct cl *cl, cl_program p, unsigned simd, const struct image_data *d
  * texel; checked by decoding the result. */
 static void
 run_read_write(struct cl *cl, cl_program p, unsigned simd, const struct image_data *data,
-               unsigned t)
+               unsigned t, enum rclass r)
 {
    const struct itype *it = data->it;
    const struct fmt *f = data->f;
-   enum rclass r = fmt_class(f);
    size_t bytes = num_texels(it) * texel_bytes(f), texels = num_texels(it);
    static int c[ITEMS][4];
    uint8_t *want = malloc(bytes), *got = malloc(bytes);
@@ -1032,8 +1077,10 @@ run_read_write(struct cl *cl, cl_program p, unsigned simd, const struct image_da
       uint8_t *tx = (uint8_t *)texel_at(&wd, xyz[0], xyz[1], xyz[2]);
 
       decode(f, texel_at(data, xyz[0], xyz[1], xyz[2]), v);
+      if (r == R_H)
+         round_to_half(v);
       for (unsigned ch = 0; ch < 4; ch++) {
-         if (r == R_F) {
+         if (r == R_F || r == R_H) {
             float x;
             memcpy(&x, &v[ch], 4);
             x *= 0.5f;
@@ -1042,6 +1089,9 @@ run_read_write(struct cl *cl, cl_program p, unsigned simd, const struct image_da
             v[ch] += 1;
          }
       }
+      /* The product is a half too. */
+      if (r == R_H)
+         round_to_half(v);
       encode(f, v, tx);
    }
    bool ok = create_image(cl, f, it, CL_MEM_READ_WRITE, &img);
@@ -1327,13 +1377,21 @@ run_format(struct cl *cl, cl_program p, cl_program p_arg, unsigned simd, unsigne
       run_transfers(cl, &img, &data);
       run_query(cl, p, &img, &data, t);
    }
-   if (it->sampled)
-      run_sample(cl, p, simd, &img, &data, t);
-   if (it->sampled && transfers)
-      run_sampler_arg(cl, p_arg, simd, &img, &data, t);
-   run_fetch(cl, p, simd, &img, &data, t);
-   run_write(cl, p, simd, &data, t);
-   run_read_write(cl, p, simd, &data, t);
+   /* read_image{f,i,ui} as the format wants, and read_imageh of the float
+    * formats (cl_khr_fp16). */
+   enum rclass classes[2] = {fmt_class(f), R_H};
+
+   for (unsigned c = 0; c < (classes[0] == R_F && !it->depth ? 2 : 1); c++) {
+      enum rclass r = classes[c];
+
+      if (it->sampled)
+         run_sample(cl, p, simd, &img, &data, t, r);
+      if (it->sampled && transfers)
+         run_sampler_arg(cl, p_arg, simd, &img, &data, t, r);
+      run_fetch(cl, p, simd, &img, &data, t, r);
+      run_write(cl, p, simd, &data, t, r);
+      run_read_write(cl, p, simd, &data, t, r);
+   }
    release_image(&img);
    free(data.texels);
 }
