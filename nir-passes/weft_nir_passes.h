@@ -22,6 +22,11 @@ extern "C" {
  * its size. */
 bool weft_nir_lower_workgroup_collectives(nir_shader *nir, unsigned max_workgroup_size);
 
+/* SPV_INTEL_subgroups: the two-source shuffles on vectors and the block
+ * reads and writes of several elements split per component / element, the
+ * block I/O on shared memory as per-lane accesses. */
+bool weft_nir_lower_intel_subgroups(nir_shader *nir);
+
 /* The intrinsics weft_nir_lower_workgroup_collectives lowers. */
 static inline bool
 weft_nir_is_workgroup_collective(nir_intrinsic_op op)

@@ -80,6 +80,7 @@ const nir_shader_compiler_options weft_nir_options = {
    /* Partial sub-groups and remainder work-groups run as such. */
    .has_enqueued_sysvals = true,
    .has_workgroup_collectives = true,
+   .has_intel_subgroups = true,
 };
 
 /* What the ISA lacks first (masks, quads, elect, boolean cross-lane ops),
@@ -155,6 +156,7 @@ weft_optimize_nir(nir_shader *nir)
    bool progress;
 
    weft_lower_subgroups(nir);
+   NIR_PASS(_, nir, weft_nir_lower_intel_subgroups);
    /* Vector packs and unpacks to their split forms (weft_nir_options). */
    NIR_PASS(_, nir, nir_lower_pack);
    NIR_PASS(_, nir, nir_lower_io_to_scalar,

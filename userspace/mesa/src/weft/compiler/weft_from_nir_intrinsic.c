@@ -124,6 +124,28 @@ weft_emit_barrier(struct weft_ctx *ctx, nir_intrinsic_instr *intr)
       weft_ir_emit(ctx->ir, WEFT_OP_FENCE_SG, 0, 0);
 }
 
+/* One element per lane of a sub-group block read or write (the vectors
+ * were split by weft_nir_lower_intel_subgroups). */
+static void
+weft_emit_block(struct weft_ctx *ctx, nir_intrinsic_instr *intr)
+{
+   bool store = intr->intrinsic == nir_intrinsic_store_global_block_intel;
+   nir_src *data = store ? &intr->src[0] : NULL;
+   unsigned bits = store ? nir_src_bit_size(*data) : intr->def.bit_size;
+   unsigned comps = store ? nir_src_num_components(*data) : intr->def.num_components;
+   struct weft_ir_instr *I;
+
+   if (comps != 1) {
+      weft_fail(ctx, "a %u-element sub-group block %s left unsplit", comps,
+                store ? "write" : "read");
+      return;
+   }
+   I = weft_ir_emit(ctx->ir, store ? WEFT_OP_ST_BLOCK : WEFT_OP_LD_BLOCK,
+                    weft_type(bits, false), 0);
+   weft_ir_set(I, WEFT_IR_A, weft_src(ctx, intr->src[store ? 1 : 0], 0));
+   weft_ir_set(I, WEFT_IR_D, store ? weft_src(ctx, *data, 0) : weft_def(ctx, &intr->def, 0));
+}
+
 void
 weft_emit_intrinsic(struct weft_ctx *ctx, nir_intrinsic_instr *intr)
 {
@@ -287,7 +309,13 @@ weft_emit_intrinsic(struct weft_ctx *ctx, nir_intrinsic_instr *intr)
    case nir_intrinsic_shuffle_xor:
    case nir_intrinsic_shuffle_up:
    case nir_intrinsic_shuffle_down:
+   case nir_intrinsic_shuffle_up_intel:
+   case nir_intrinsic_shuffle_down_intel:
       weft_emit_xlane(ctx, intr);
+      return;
+   case nir_intrinsic_load_global_block_intel:
+   case nir_intrinsic_store_global_block_intel:
+      weft_emit_block(ctx, intr);
       return;
    default:
       weft_fail(ctx, "intrinsic %s", nir_intrinsic_infos[intr->intrinsic].name);

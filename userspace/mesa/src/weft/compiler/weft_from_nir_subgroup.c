@@ -73,6 +73,21 @@ weft_emit_xlane(struct weft_ctx *ctx, nir_intrinsic_instr *intr)
    case nir_intrinsic_shuffle_xor: op = WEFT_OP_SHFL_XOR; break;
    case nir_intrinsic_shuffle_up: op = WEFT_OP_SHFL_UP; break;
    case nir_intrinsic_shuffle_down: op = WEFT_OP_SHFL_DOWN; break;
+   case nir_intrinsic_shuffle_up_intel:
+   case nir_intrinsic_shuffle_down_intel: {
+      /* shfl.up2 d, a = current, c = previous; shfl.down2 d, a = current,
+       * c = next: the ISA's forms of the two-source shuffles, over the
+       * SIMD width (the maximum sub-group size, as the specification says). */
+      bool up = intr->intrinsic == nir_intrinsic_shuffle_up_intel;
+
+      I = weft_ir_emit(ctx->ir, up ? WEFT_OP_SHFL_UP2 : WEFT_OP_SHFL_DOWN2,
+                       weft_type(bits, false), 0);
+      weft_ir_set(I, WEFT_IR_D, weft_def(ctx, &intr->def, 0));
+      weft_ir_set(I, WEFT_IR_A, weft_src(ctx, intr->src[up ? 1 : 0], 0));
+      weft_ir_set(I, WEFT_IR_C, weft_src(ctx, intr->src[up ? 0 : 1], 0));
+      weft_ir_set(I, WEFT_IR_B, weft_offset32(ctx, intr->src[2]));
+      return;
+   }
    default:
       unreachable("not a cross-lane intrinsic");
    }
