@@ -14,7 +14,8 @@
  * function of that type, so a few program builds cover the matrix.  Other
  * families have files of their own, run by the same program (one process,
  * also in the VM): weft-cl-conformance-math.c (every math function's
- * accuracy against the specification's ULP tables).
+ * accuracy against the specification's ULP tables), weft-cl-conformance-
+ * intel.c (the cl_intel_subgroups shuffles and block reads and writes).
  *
  *   weft-cl-conformance [--slice] [--clc20] [-v]
  *
@@ -35,19 +36,12 @@
 #include <string.h>
 #include <time.h>
 
-enum kind { SINT, UINT, FLT };
-
-struct type {
-   const char *name;
-   unsigned size;
-   enum kind kind;
-   bool work_group; /* the work-group collectives are defined on it */
-};
+#include "weft-cl-conformance.h"
 
 /* The types of the specifications: sub-group functions on all of them
  * (char/short through cl_khr_subgroup_extended_types), work-group
  * collectives on 32/64-bit integers and the floats. */
-static const struct type types[] = {
+const struct type types[] = {
    {"char", 1, SINT, false},
    {"uchar", 1, UINT, false},
    {"short", 2, SINT, false},
@@ -61,6 +55,7 @@ static const struct type types[] = {
    {"double", 8, FLT, true},
 };
 #define NUM_TYPES (sizeof(types) / sizeof(types[0]))
+const unsigned num_types = NUM_TYPES;
 
 /* The reductions and scans, in output order. */
 static const char *const ops[] = {"add", "min", "max"};
@@ -80,16 +75,10 @@ static const unsigned vec_sizes[] = {2, 3, 4, 8, 16};
 /* The votes kernel: sub_group_all, _any, work_group_all, _any. */
 #define VOTE_OUTS 4
 
-struct shape {
-   const char *name;
-   unsigned dims;
-   size_t global[3], local[3];
-};
-
 /* 60 work-items leave a partial last sub-group at every width (60 = 7 * 8
  * + 4 = 3 * 16 + 12 = 32 + 28); the non-uniform shapes have remainder
  * work-groups, partial in their own way. */
-static const struct shape shapes[] = {
+const struct shape shapes[] = {
    {"1d-uniform", 1, {256, 1, 1}, {64, 1, 1}},
    {"1d-partial-sg", 1, {240, 1, 1}, {60, 1, 1}},
    {"1d-non-uniform", 1, {250, 1, 1}, {64, 1, 1}},
@@ -105,6 +94,7 @@ static const struct shape shapes[] = {
    {"1d-max-non-uniform", 1, {1500, 1, 1}, {1024, 1, 1}},
 };
 #define NUM_SHAPES (sizeof(shapes) / sizeof(shapes[0]))
+const unsigned num_shapes = NUM_SHAPES;
 
 static int passed, failed, verbose;
 /* The -cl-std of the program, when not the default CL3.0. */
@@ -151,7 +141,7 @@ set_f(const struct type *t, void *p, size_t i, double v)
    }
 }
 
-static int64_t
+int64_t
 get_i(const struct type *t, const void *p, size_t i)
 {
    switch (t->size) {
@@ -174,7 +164,7 @@ wrap_i(const struct type *t, int64_t v)
    return (int64_t)u;
 }
 
-static void
+void
 set_i(const struct type *t, void *p, size_t i, int64_t v)
 {
    memcpy((char *)p + i * t->size, &v, t->size);
@@ -233,7 +223,7 @@ mix(uint64_t x)
    return x ^ (x >> 33);
 }
 
-static void
+void
 fill(const struct type *t, void *p, size_t n, uint64_t seed)
 {
    for (size_t i = 0; i < n; i++) {
@@ -249,30 +239,19 @@ fill(const struct type *t, void *p, size_t n, uint64_t seed)
 
 /* --- The work-groups of a shape ----------------------------------------- */
 
-struct item {
-   size_t global_linear; /* index into the buffers */
-   unsigned group_linear;
-   unsigned lsize[3], lid[3], local_linear, n_local;
-   unsigned sg, lane, sg_size, n_sg;
-   unsigned enq_lsize[3];
-};
-
 static size_t
 num_groups(const struct shape *s, unsigned d)
 {
    return (s->global[d] + s->local[d] - 1) / s->local[d];
 }
 
-static size_t
+size_t
 total_items(const struct shape *s)
 {
    return s->global[0] * s->global[1] * s->global[2];
 }
 
-/* Calls @fn for each work-group with its items in local linear order. */
-typedef void (*group_fn)(const struct item *items, unsigned n, void *data);
-
-static void
+void
 for_each_group(const struct shape *s, unsigned simd, group_fn fn, void *data)
 {
    static struct item items[1024];
@@ -349,6 +328,14 @@ wg_src(const struct item *it, unsigned d)
    return (it->group_linear * (5 + d) + 3 * d + 1) % it->lsize[d];
 }
 
+/* cl_intel_subgroups_short and _char: intel_sub_group_broadcast, _reduce_*
+ * and _scan_* on their types. */
+static bool
+has_intel_collectives(const struct type *t)
+{
+   return t->kind != FLT && t->size <= 2;
+}
+
 /* @subgroups: with the sub-group kernels (OpenCL C 3.0, or cl_khr_subgroups);
  * @work_groups: with the work-group collectives and what else needs OpenCL
  * C 2.0 or later (the ids, votes and spin kernels). */
@@ -375,13 +362,20 @@ kernel_source(bool subgroups, bool work_groups)
 
       if (!subgroups)
          goto work_group;
-      src = append(src, "__kernel REQD void sg_%s(__global const %s *in, __global %s *out)\n{\n"
-                        "   %s x = in[GID];\n", T, T, T, T);
-      for (unsigned s = 0; s < 3; s++)
-         for (unsigned o = 0; o < 3; o++)
-            src = append(src, "   out[%u * N + GID] = sub_group_%s_%s(x);\n", s * 3 + o,
-                         scans[s], ops[o]);
-      src = append(src, "   out[9 * N + GID] = sub_group_broadcast(x, SG_SRC_LANE);\n}\n");
+      for (unsigned intel = 0; intel < (has_intel_collectives(&types[t]) ? 2 : 1); intel++) {
+         const char *fn = intel ? "intel_sub_group" : "sub_group";
+
+         if (intel)
+            src = append(src, "#ifdef cl_intel_subgroups_%s\n", types[t].size == 1 ? "char" : "short");
+         src = append(src, "__kernel REQD void %ssg_%s(__global const %s *in, __global %s *out)\n{\n"
+                           "   %s x = in[GID];\n", intel ? "i" : "", T, T, T, T);
+         for (unsigned s = 0; s < 3; s++)
+            for (unsigned o = 0; o < 3; o++)
+               src = append(src, "   out[%u * N + GID] = %s_%s_%s(x);\n", s * 3 + o, fn,
+                            scans[s], ops[o]);
+         src = append(src, "   out[9 * N + GID] = %s_broadcast(x, SG_SRC_LANE);\n}\n%s", fn,
+                      intel ? "#endif\n" : "");
+      }
 
       src = append(src, "__kernel REQD void sgv_%s(__global const %s *in, __global %s *out)\n{\n",
                    T, T, T);
@@ -563,7 +557,7 @@ check_arith(struct check *c, const struct item *it, unsigned n)
    }
 }
 
-static bool
+bool
 same_bits(const struct type *t, const void *a, size_t ia, const void *b, size_t ib)
 {
    return !memcmp((const char *)a + ia * t->size, (const char *)b + ib * t->size, t->size);
@@ -678,11 +672,17 @@ finish(struct check *c, unsigned simd, unsigned group_simd, const char *what)
       }                                                                                 \
    } while (0)
 
-/* Runs @kernel over @s with @in (bytes) and @out (bytes, zeroed); true when
- * it ran. */
-static bool
+bool
 run(struct cl *cl, cl_program prog, const char *name, const struct shape *s, const void *in,
     size_t in_bytes, void *out, size_t out_bytes)
+{
+   return run_with_arg(cl, prog, name, s, in, in_bytes, out, out_bytes, NULL, 0);
+}
+
+bool
+run_with_arg(struct cl *cl, cl_program prog, const char *name, const struct shape *s,
+             const void *in, size_t in_bytes, void *out, size_t out_bytes, const void *arg,
+             size_t arg_size)
 {
    cl_int err;
    cl_kernel k = clCreateKernel(prog, name, &err);
@@ -704,6 +704,8 @@ run(struct cl *cl, cl_program prog, const char *name, const struct shape *s, con
    if (in && clSetKernelArg(k, a++, sizeof(bin), &bin))
       goto out;
    if (clSetKernelArg(k, a++, sizeof(bout), &bout))
+      goto out;
+   if (arg && clSetKernelArg(k, a++, arg_size, arg))
       goto out;
    err = clEnqueueNDRangeKernel(cl->q, k, s->dims, NULL, s->global, s->local, 0, NULL, NULL);
    if (err) {
@@ -735,21 +737,26 @@ run_type(struct cl *cl, cl_program prog, unsigned simd, const struct shape *s,
 
    if (!subgroups)
       goto work_group;
-   /* Sub-group reductions, scans and broadcast. */
-   snprintf(name, sizeof(name), "sg_%s", t->name);
-   ran = run(cl, prog, name, s, in, n * t->size, out, n * SG_OUTS * t->size);
-   for (unsigned o = 0; o < SG_OUTS; o++) {
-      struct check c = {t, s, in, out, n, o, o < NUM_ARITH ? CK_ARITH : CK_SG_BCAST};
-      if (o < NUM_ARITH)
-         snprintf(what, sizeof(what), "sub_group_%s_%s", scans[o / 3], ops[o % 3]);
-      else
-         snprintf(what, sizeof(what), "sub_group_broadcast");
-      if (!ran) {
-         cases_in_matrix++;
-         report(false, "%s %s simd%u %s: did not run", what, t->name, simd, s->name);
-         continue;
+   /* Sub-group reductions, scans and broadcast; the same under their
+    * cl_intel_subgroups_short/_char names. */
+   for (unsigned intel = 0; intel < (has_intel_collectives(t) ? 2 : 1); intel++) {
+      const char *fn = intel ? "intel_sub_group" : "sub_group";
+
+      snprintf(name, sizeof(name), "%ssg_%s", intel ? "i" : "", t->name);
+      ran = run(cl, prog, name, s, in, n * t->size, out, n * SG_OUTS * t->size);
+      for (unsigned o = 0; o < SG_OUTS; o++) {
+         struct check c = {t, s, in, out, n, o, o < NUM_ARITH ? CK_ARITH : CK_SG_BCAST};
+         if (o < NUM_ARITH)
+            snprintf(what, sizeof(what), "%s_%s_%s", fn, scans[o / 3], ops[o % 3]);
+         else
+            snprintf(what, sizeof(what), "%s_broadcast", fn);
+         if (!ran) {
+            cases_in_matrix++;
+            report(false, "%s %s simd%u %s: did not run", what, t->name, simd, s->name);
+            continue;
+         }
+         finish(&c, simd, simd, what);
       }
-      finish(&c, simd, simd, what);
    }
 
    /* Broadcast of the vector types. */
@@ -1246,6 +1253,7 @@ main(int argc, char **argv)
       run_api_misuse(&cl, src);
       run_bad_input(&cl, src);
    }
+   run_intel_subgroups(&cl, slice);
    free(src);
    free(src_sg);
    printf("matrix: %llu cases (%zu types x 3 widths x %s), %.1f s (%.1f s building)\n",

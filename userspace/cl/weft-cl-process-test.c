@@ -2,8 +2,9 @@
 /*
  * weft-cl-process-test: OpenCL on the Weft GPU across processes and threads.
  * Programs fork in either order of use, end without cleanup (exit, _exit, a
- * signal), share a context among threads, and run side by side; every kernel's
- * result is checked, and every process must end in time.
+ * signal), share a context among threads, run side by side and beside a
+ * process whose kernel faults the GPU; every kernel's result is checked, and
+ * every process must end in time.
  *
  *   weft-cl-process-test [--timeout SECONDS]   every test, each in a process
  *                                              of its own; "N passed, M failed"
@@ -476,6 +477,66 @@ test_killed_by_signal(void)
    return ok && use_device(0x8100, 2);
 }
 
+/* A sub-group block read from an address no buffer maps (cl_intel_subgroups). */
+static const char *block_fault_source =
+   "__kernel void block_fault(__global uint *out, ulong where)\n"
+   "{\n"
+   "   out[get_global_id(0)] = intel_sub_group_block_read((const __global uint *)where);\n"
+   "}\n";
+
+/* Faults the GPU with a block read outside its VM: true when the kernel's
+ * event reports an error and the process's next kernel, on a new queue,
+ * runs right. */
+static bool
+child_block_fault(void *arg)
+{
+   struct cl cl;
+   cl_int err, status = CL_COMPLETE;
+   cl_ulong where = 0x7ff000000000ull;
+   size_t global = 64;
+   cl_program prog;
+   cl_kernel k;
+   cl_event ev;
+   cl_command_queue q2;
+
+   (void)arg;
+   if (!cl_open(&cl))
+      return false;
+   prog = clCreateProgramWithSource(cl.ctx, 1, &block_fault_source, NULL, &err);
+   if (err || clBuildProgram(prog, 1, &cl.dev, "-cl-std=CL3.0", NULL, NULL)) {
+      say("the block read program does not build");
+      return false;
+   }
+   k = clCreateKernel(prog, "block_fault", &err);
+   if (!k || clSetKernelArg(k, 0, sizeof(cl.buf), &cl.buf) ||
+       clSetKernelArg(k, 1, sizeof(where), &where) ||
+       clEnqueueNDRangeKernel(cl.queue, k, 1, NULL, &global, &global, 0, NULL, &ev))
+      return false;
+   clFinish(cl.queue);
+   clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(status), &status, NULL);
+   if (status >= 0) {
+      say("the faulting kernel's event reports %d, not an error", status);
+      return false;
+   }
+   q2 = clCreateCommandQueueWithProperties(cl.ctx, cl.dev, NULL, &err);
+   return q2 && run_fill_on(q2, cl.fill, cl.buf, 0xb10c);
+}
+
+/*
+ * A process whose kernel faults the GPU (a block read outside its VM) sees
+ * the error on its own queue; a process running beside it and the parent
+ * are not disturbed.
+ */
+static bool
+test_block_fault_in_another_process(void)
+{
+   pid_t bystander = fork_child(child_use_device, (void *)0xa000);
+   bool ok = child_ok(fork_child(child_block_fault, NULL), "faulting child");
+
+   ok &= child_ok(bystander, "bystander");
+   return ok && use_device(0xa100, 2);
+}
+
 /* Threads sharing one context: each its own queue, or all one queue. */
 struct sharer {
    struct cl *cl;
@@ -555,6 +616,7 @@ static const struct test {
    { "exit-without-release", test_exit_without_release },
    { "underscore-exit-with-work-queued", test_underscore_exit_with_work_queued },
    { "killed-by-signal", test_killed_by_signal },
+   { "block-fault-in-another-process", test_block_fault_in_another_process },
    { "threads-share-context", test_threads_share_context },
    { "threads-share-queue", test_threads_share_queue },
 };
