@@ -17,12 +17,13 @@
  * accuracy against the specification's ULP tables), weft-cl-conformance-
  * intel.c (the cl_intel_subgroups shuffles and block reads and writes).
  *
- *   weft-cl-conformance [--slice] [--clc20] [-v]
+ *   weft-cl-conformance [--slice] [--clc20 | --math] [-v]
  *
  * --slice: SIMD 8, 16 and 32 in one shape (1D, partial last sub-group)
  * for the VM tier: every function at least once per width.  Prints one
  * line per case, the matrix's size and "N passed, M failed".  --clc20: the
- * OpenCL C 2.0 tests only (weft-cl-clc20.c).
+ * OpenCL C 2.0 tests only (weft-cl-clc20.c).  --math: the math functions'
+ * accuracy only (weft-cl-conformance-math.c).
  */
 #include "weft-cl-conformance.h"
 
@@ -1154,7 +1155,7 @@ now(void)
 int
 main(int argc, char **argv)
 {
-   bool slice = false, clc20_only = false;
+   bool slice = false, clc20_only = false, math_only = false;
    struct cl cl = {0};
    cl_platform_id plats[8];
    cl_uint np = 0;
@@ -1165,10 +1166,12 @@ main(int argc, char **argv)
          slice = true;
       else if (!strcmp(argv[i], "--clc20"))
          clc20_only = true;
+      else if (!strcmp(argv[i], "--math"))
+         math_only = true;
       else if (!strcmp(argv[i], "-v"))
          verbose = 1;
       else {
-         fprintf(stderr, "usage: %s [--slice] [--clc20] [-v]\n", argv[0]);
+         fprintf(stderr, "usage: %s [--slice] [--clc20 | --math] [-v]\n", argv[0]);
          return 2;
       }
    }
@@ -1211,7 +1214,7 @@ main(int argc, char **argv)
       unsigned simd = programs[w].simd;
       double t0 = now();
 
-      if ((slice && !programs[w].all_shapes) || clc20_only)
+      if ((slice && !programs[w].all_shapes) || clc20_only || math_only)
          continue;
       std_tag = programs[w].tag;
       cl_program prog = build(&cl, programs[w].work_groups ? src : src_sg, simd, programs[w].std);
@@ -1244,16 +1247,18 @@ main(int argc, char **argv)
          clReleaseProgram(prog);
    }
    std_tag = "";
-   if (!clc20_only) {
+   if (!clc20_only)
       run_math(&cl, slice);
+   if (!clc20_only && !math_only)
       run_images(&cl, slice);
-   }
-   run_clc20(&cl, slice);
-   if (!slice && !clc20_only) {
+   if (!math_only)
+      run_clc20(&cl, slice);
+   if (!slice && !clc20_only && !math_only) {
       run_api_misuse(&cl, src);
       run_bad_input(&cl, src);
    }
-   run_intel_subgroups(&cl, slice);
+   if (!math_only)
+      run_intel_subgroups(&cl, slice);
    free(src);
    free(src_sg);
    printf("matrix: %llu cases (%zu types x 3 widths x %s), %.1f s (%.1f s building)\n",
