@@ -27,6 +27,10 @@ bool weft_nir_lower_workgroup_collectives(nir_shader *nir, unsigned max_workgrou
  * block I/O on shared memory as per-lane accesses. */
 bool weft_nir_lower_intel_subgroups(nir_shader *nir);
 
+/* ldexp, correctly rounded, onto multiplications by powers of two (the
+ * backend has no scaling instruction; NIR's lower_ldexp rounds twice). */
+bool weft_nir_lower_ldexp(nir_shader *nir);
+
 /* The intrinsics weft_nir_lower_workgroup_collectives lowers. */
 static inline bool
 weft_nir_is_workgroup_collective(nir_intrinsic_op op)

@@ -60,7 +60,6 @@ const nir_shader_compiler_options weft_nir_options = {
    .lower_pack_split = false,
    .lower_mul_2x32_64 = true,
    .lower_fmod = true,
-   .lower_fdiv = true,
    .lower_flrp32 = true,
    .lower_flrp64 = true,
    .lower_fsat = true,
@@ -68,7 +67,6 @@ const nir_shader_compiler_options weft_nir_options = {
    .lower_fsign = true,
    .lower_ffract = true,
    .lower_fdph = true,
-   .lower_ldexp = true,
    .lower_fisnormal = true,
    .lower_flrp16 = true,
    .lower_int64_options = nir_lower_imul_2x32_64 | nir_lower_find_lsb64 |
@@ -157,6 +155,7 @@ weft_optimize_nir(nir_shader *nir)
 
    weft_lower_subgroups(nir);
    NIR_PASS(_, nir, weft_nir_lower_intel_subgroups);
+   NIR_PASS(_, nir, weft_nir_lower_ldexp);
    /* Vector packs and unpacks to their split forms (weft_nir_options). */
    NIR_PASS(_, nir, nir_lower_pack);
    NIR_PASS(_, nir, nir_lower_io_to_scalar,
