@@ -1053,6 +1053,63 @@ expect(cl_int got, cl_int want, const char *what)
    report(got == want, "api %s: %d (want %d)", what, got, want);
 }
 
+/* CL_DEVICE_MAX_CONSTANT_ARGS is the full profile's 8 at least, and a kernel
+ * with 8 __constant arguments reads each of them. */
+#define CONSTANT_ARGS 8
+static void
+run_constant_args(struct cl *cl)
+{
+   static const char *src =
+      "__kernel void consts(__global uint *out, __constant uint *c0, __constant uint *c1,\n"
+      "   __constant uint *c2, __constant uint *c3, __constant uint *c4, __constant uint *c5,\n"
+      "   __constant uint *c6, __constant uint *c7)\n"
+      "{ uint i = get_global_id(0);\n"
+      "  out[i] = c0[i] + (c1[i] << 1) + (c2[i] << 2) + (c3[i] << 3) + (c4[i] << 4) +\n"
+      "           (c5[i] << 5) + (c6[i] << 6) + (c7[i] << 7); }\n";
+   enum { N = 64 };
+   cl_uint max_args = 0, data[CONSTANT_ARGS][N], got[N];
+   cl_mem bufs[CONSTANT_ARGS + 1] = {0};
+   cl_program p = build(cl, src, 16, "-cl-std=CL3.0");
+   cl_kernel k = p ? clCreateKernel(p, "consts", NULL) : NULL;
+   cl_int err = k ? CL_SUCCESS : CL_INVALID_KERNEL;
+   size_t global = N;
+   bool ok = true;
+
+   clGetDeviceInfo(cl->dev, CL_DEVICE_MAX_CONSTANT_ARGS, sizeof(max_args), &max_args, NULL);
+   cases_in_matrix++;
+   report(max_args >= CONSTANT_ARGS, "api CL_DEVICE_MAX_CONSTANT_ARGS is at least %d: %u",
+          CONSTANT_ARGS, max_args);
+   bufs[0] = clCreateBuffer(cl->ctx, CL_MEM_WRITE_ONLY, sizeof(got), NULL, &err);
+   for (unsigned a = 0; a < CONSTANT_ARGS && !err; a++) {
+      for (unsigned i = 0; i < N; i++)
+         data[a][i] = i * (a + 1) + a;
+      bufs[a + 1] = clCreateBuffer(cl->ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                                   sizeof(data[a]), data[a], &err);
+   }
+   for (unsigned a = 0; a <= CONSTANT_ARGS && !err; a++)
+      err = clSetKernelArg(k, a, sizeof(cl_mem), &bufs[a]);
+   if (!err)
+      err = clEnqueueNDRangeKernel(cl->q, k, 1, NULL, &global, NULL, 0, NULL, NULL);
+   if (!err)
+      err = clEnqueueReadBuffer(cl->q, bufs[0], CL_TRUE, 0, sizeof(got), got, 0, NULL, NULL);
+   for (unsigned i = 0; i < N && !err; i++) {
+      cl_uint want = 0;
+      for (unsigned a = 0; a < CONSTANT_ARGS; a++)
+         want += data[a][i] << a;
+      ok &= got[i] == want;
+   }
+   cases_in_matrix++;
+   report(!err && ok, "api a kernel with %d __constant arguments reads each (error %d)",
+          CONSTANT_ARGS, err);
+   for (unsigned a = 0; a <= CONSTANT_ARGS; a++)
+      if (bufs[a])
+         clReleaseMemObject(bufs[a]);
+   if (k)
+      clReleaseKernel(k);
+   if (p)
+      clReleaseProgram(p);
+}
+
 static void
 run_api_misuse(struct cl *cl, const char *src)
 {
@@ -1255,6 +1312,7 @@ main(int argc, char **argv)
       run_clc20(&cl, slice);
    if (!slice && !clc20_only && !math_only) {
       run_api_misuse(&cl, src);
+      run_constant_args(&cl);
       run_bad_input(&cl, src);
    }
    if (!math_only)
