@@ -284,6 +284,55 @@ static void prologue(struct fz *f)
 	code_emit(f, words, n);
 }
 
+#ifdef WEFT_CMD_DRAIN_QUEUE
+/*
+ * DRAIN_QUEUE of a device queue in the data buffer: mostly aligned, with a
+ * header the fuzzer chooses and, often, a kernel record of the code buffer
+ * that the fuzzer's pokes and kernels then corrupt.
+ */
+static void drain_queue(struct fz *f)
+{
+	uint64_t off = get16(f) % (bufs[B_DATA].pages * PAGE - 512) & ~63u;
+	uint64_t va = bufs[B_DATA].va + off;
+	uint32_t *h = host(f, f->buf_gpa[B_DATA] + off);
+	uint8_t sel = get8(f);
+	uint32_t c[] = { CMD(WEFT_CMD_DRAIN_QUEUE, WEFT_CMD_DRAIN_QUEUE_LEN), (uint32_t)va,
+			 (uint32_t)(va >> 32) };
+
+	if (sel & 1) {
+		memset(h, 0, WEFT_DQ_HEADER_SIZE);
+		h[WEFT_DQ_SIZE / 4] = get16(f) & ~15u;
+		h[WEFT_DQ_EVENTS / 4] = get8(f) % 4;
+		h[WEFT_DQ_DEPTH_LIMIT / 4] = get8(f) % 4;
+	}
+	if (sel & 2) {
+		uint32_t *r = h + WEFT_DQ_HEADER_SIZE / 4;
+		uint32_t *d = r + WEFT_DQ_REC_DISPATCH / 4;
+
+		memset(r, 0, WEFT_DQ_REC_ARGS + 16);
+		r[WEFT_DQ_REC_LEN / 4] = WEFT_DQ_REC_ARGS + 16;
+		r[WEFT_DQ_REC_KIND / 4] = sel >> 4 & 3;
+		r[WEFT_DQ_REC_SIGNAL / 4] = (sel & 4) ? get8(f) % 4 : WEFT_DQ_SIGNAL_NONE;
+		r[WEFT_DQ_REC_NUM_WAITS / 4] = (sel & 8) ? 1 : 0;
+		d[0] = (uint32_t)bufs[B_CODE].va;
+		d[1] = (uint32_t)(bufs[B_CODE].va >> 32);
+		d[2] = (uint32_t)bufs[B_ARGS].va;
+		d[3] = (uint32_t)(bufs[B_ARGS].va >> 32);
+		d[4] = 8;
+		d[5] = 1 + get8(f);
+		d[6] = d[7] = d[9] = d[10] = 1;
+		d[8] = 8;
+		h[WEFT_DQ_HEAD / 4] = r[WEFT_DQ_REC_LEN / 4];
+	}
+	if (sel & 0x80) {
+		va = pick_va(f, B_DATA, 4);
+		c[1] = (uint32_t)va;
+		c[2] = (uint32_t)(va >> 32);
+	}
+	batch_emit(f, c, WEFT_CMD_DRAIN_QUEUE_LEN);
+}
+#endif
+
 static const uint32_t qregs[] = {
 	WEFT_Q_RING_BASE_LO, WEFT_Q_RING_BASE_HI, WEFT_Q_RING_SIZE, WEFT_Q_ENABLE,
 	WEFT_Q_TAIL, WEFT_Q_RESET_REQ, WEFT_Q_HEAD,
@@ -414,8 +463,16 @@ static void step(struct fz *f)
 		batch_emit(f, c, 5);
 		break;
 	}
-	case 9: { /* END or NOP of some length */
-		uint32_t c = (op & 0x80) ? CMD(WEFT_CMD_END, 1) : CMD(WEFT_CMD_NOP, 1 + get8(f) % 4);
+	case 9: { /* END or NOP of some length; with bit 6 DRAIN_QUEUE */
+		uint32_t c;
+
+#ifdef WEFT_CMD_DRAIN_QUEUE
+		if (op & 0x40) {
+			drain_queue(f);
+			break;
+		}
+#endif
+		c = (op & 0x80) ? CMD(WEFT_CMD_END, 1) : CMD(WEFT_CMD_NOP, 1 + get8(f) % 4);
 
 		batch_emit(f, &c, 1);
 		for (unsigned i = 1; i < (c & 0xffff); i++)
@@ -571,7 +628,9 @@ static void setup(struct fz *f)
 }
 
 /* The last queue error code weft_regs.h defines. */
-#ifdef WEFT_QERR_BAD_ACCESS
+#if defined(WEFT_QERR_ENQUEUE_DEPTH)
+#define QERR_LAST WEFT_QERR_ENQUEUE_DEPTH
+#elif defined(WEFT_QERR_BAD_ACCESS)
 #define QERR_LAST WEFT_QERR_BAD_ACCESS
 #else
 #define QERR_LAST WEFT_QERR_WATCHDOG

@@ -61,11 +61,29 @@ static void set_status(struct weft_model *m, unsigned n, uint32_t st)
 	weft_reg_write(m, QREG(n, WEFT_Q_STATUS), st);
 }
 
+/*
+ * A drain stopped: the device queue's header says why and at which record,
+ * for the host, which sees only the queue's error otherwise.  Best effort:
+ * the header may be what faulted.
+ */
+static void dq_report(struct weft_model *m, unsigned n, uint32_t code)
+{
+	struct weft_qstate *q = &m->q[n].cs;
+	struct weft_fault f;
+
+	weft_mmu_write(&m->q[n].mmu, q->dq_va + WEFT_DQ_ERROR_RECORD, &q->dq_record,
+		       sizeof(q->dq_record), &f);
+	weft_mmu_write(&m->q[n].mmu, q->dq_va + WEFT_DQ_STATUS, &code, sizeof(code), &f);
+}
+
 static void queue_error(struct weft_model *m, unsigned n, uint32_t code, uint64_t addr,
 			const struct weft_fault *f)
 {
 	struct weft_queue *q = &m->q[n];
 
+	if (q->cs.draining)
+		dq_report(m, n, code);
+	q->cs.draining = false;
 	pthread_mutex_lock(&m->irq_lock);
 	if (f && weft_reg_read(m, WEFT_REG_FAULT_ACK) == m->fault_seq) {
 		weft_reg_write(m, WEFT_REG_FAULT_ADDR_LO, (uint32_t)f->va);
@@ -223,15 +241,286 @@ static bool sem_wait_step(struct weft_model *m, unsigned n)
 	return ok;
 }
 
-/* The payload of the @len-dword batch command at @va; false if the queue stopped (fault). */
-static bool read_payload(struct weft_model *m, unsigned n, uint64_t va, uint32_t *p, uint32_t len)
+/* Reads @len bytes at @va of the queue's VM; false if the queue stopped (fault). */
+static bool guest_read(struct weft_model *m, unsigned n, uint64_t va, void *dst, size_t len)
 {
 	struct weft_fault f;
 
-	if (!weft_mmu_read(&m->q[n].mmu, va + 4, p, 4 * (len - 1), WEFT_ACC_READ, &f))
+	if (!weft_mmu_read(&m->q[n].mmu, va, dst, len, WEFT_ACC_READ, &f))
 		return true;
 	queue_error(m, n, WEFT_QERR_MMU_FAULT, f.va, &f);
 	return false;
+}
+
+static bool guest_write(struct weft_model *m, unsigned n, uint64_t va, const void *src, size_t len)
+{
+	struct weft_fault f;
+
+	if (!weft_mmu_write(&m->q[n].mmu, va, src, len, &f))
+		return true;
+	queue_error(m, n, WEFT_QERR_MMU_FAULT, f.va, &f);
+	return false;
+}
+
+/* The payload of the @len-dword batch command at @va; false if the queue stopped (fault). */
+static bool read_payload(struct weft_model *m, unsigned n, uint64_t va, uint32_t *p, uint32_t len)
+{
+	return guest_read(m, n, va + 4, p, 4 * (len - 1));
+}
+
+/*
+ * Device-side enqueue (device-enqueue.rst): DRAIN_QUEUE runs the records of
+ * a device queue, one per queue_step, so that a reset or a stop ends a long
+ * drain between two records as it ends a batch between two commands.
+ */
+struct dq_record {
+	uint32_t len, kind, depth, signal, num_waits, state, reserved[2];
+	uint32_t dispatch[WEFT_CMD_DISPATCH_SCRATCH_LEN - 1];
+	uint32_t waits[WEFT_DQ_MAX_WAITS];
+};
+_Static_assert(offsetof(struct dq_record, dispatch) == WEFT_DQ_REC_DISPATCH, "record layout");
+_Static_assert(offsetof(struct dq_record, waits) == WEFT_DQ_REC_WAITS, "record layout");
+_Static_assert(sizeof(struct dq_record) == WEFT_DQ_REC_ARGS, "record layout");
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static uint64_t dq_record_va(const struct weft_qstate *q, uint32_t off)
+{
+	return q->dq_va + WEFT_DQ_HEADER_SIZE + off;
+}
+
+static uint64_t dq_event_va(const struct weft_qstate *q, uint32_t slot)
+{
+	return q->dq_va + WEFT_DQ_HEADER_SIZE + q->dq_size + (uint64_t)slot * WEFT_DQ_EVENT_SIZE;
+}
+
+/* Stops the queue on the record at q->dq_record (or the header: 0). */
+static bool dq_bad(struct weft_model *m, unsigned n, uint32_t code)
+{
+	struct weft_qstate *q = &m->q[n].cs;
+
+	queue_error(m, n, code, q->dq_record ? q->dq_record : q->dq_va, NULL);
+	return true;
+}
+
+/* DRAIN_QUEUE at @cmd_va: checks the header; the records run in later steps. */
+static bool drain_begin(struct weft_model *m, unsigned n, uint64_t dq_va, uint64_t cmd_va)
+{
+	struct weft_qstate *q = &m->q[n].cs;
+	uint32_t h[WEFT_DQ_HEADER_SIZE / 4];
+	uint64_t bytes, none = 0;
+	bool ok;
+
+	if (dq_va & (WEFT_DQ_HEADER_SIZE - 1)) {
+		queue_error(m, n, WEFT_QERR_BAD_COMMAND, cmd_va, NULL);
+		return true;
+	}
+	q->draining = true;
+	q->dq_va = dq_va;
+	q->dq_record = 0;
+	if (!guest_read(m, n, dq_va, h, sizeof(h)))
+		return true;
+	q->dq_size = h[WEFT_DQ_SIZE / 4];
+	q->dq_events = h[WEFT_DQ_EVENTS / 4];
+	q->dq_depth_limit = h[WEFT_DQ_DEPTH_LIMIT / 4] ? h[WEFT_DQ_DEPTH_LIMIT / 4] :
+			    WEFT_DQ_DEPTH_DEFAULT;
+	q->dq_pending = q->dq_stamped = q->dq_depth = 0;
+	bytes = WEFT_DQ_HEADER_SIZE + (uint64_t)q->dq_size +
+		(uint64_t)q->dq_events * WEFT_DQ_EVENT_SIZE;
+	ok = !(q->dq_size & 15) && q->dq_size <= WEFT_DQ_SIZE_MAX &&
+	     q->dq_events <= WEFT_DQ_EVENTS_MAX && dq_va + bytes <= 1ull << WEFT_MMU_VA_BITS;
+	/* The words after ERROR_RECORD are reserved. */
+	for (unsigned i = WEFT_DQ_ERROR_RECORD / 4 + 2; i < WEFT_DQ_HEADER_SIZE / 4; i++)
+		ok = ok && !h[i];
+	if (!ok)
+		return dq_bad(m, n, WEFT_QERR_DEVICE_QUEUE);
+	if (guest_write(m, n, dq_va + WEFT_DQ_ERROR_RECORD, &none, sizeof(none)))
+		guest_write(m, n, dq_va + WEFT_DQ_STATUS, &none, 4);
+	return true;
+}
+
+/*
+ * The records appended since the last look get their depth: one more than
+ * the kernel that ran last, which appended them.  Returns false if the
+ * queue stopped.
+ */
+static bool dq_stamp(struct weft_model *m, unsigned n, uint32_t end)
+{
+	struct weft_qstate *q = &m->q[n].cs;
+
+	while (q->dq_stamped < end) {
+		uint32_t r[WEFT_DQ_REC_DISPATCH / 4], kind, depth = q->dq_depth + 1;
+
+		q->dq_record = dq_record_va(q, q->dq_stamped);
+		memset(r, 0, sizeof(r));
+		if (!guest_read(m, n, q->dq_record, r, 8))
+			return false;
+		kind = r[1] & WEFT_DQ_REC_KIND_MASK;
+		/* A PAD may be 16 bytes at the end of the mapping: read no more of it. */
+		if (kind != WEFT_DQ_REC_PAD && r[0] >= sizeof(r) && r[0] <= end - q->dq_stamped &&
+		    !guest_read(m, n, q->dq_record, r, sizeof(r)))
+			return false;
+		if ((r[0] & 15) || r[0] < (kind == WEFT_DQ_REC_PAD ? 16 : WEFT_DQ_REC_ARGS) ||
+		    r[0] > end - q->dq_stamped || kind < WEFT_DQ_REC_PAD || kind > WEFT_DQ_REC_MARKER ||
+		    (r[1] & ~(WEFT_DQ_REC_KIND_MASK | WEFT_DQ_REC_FLAGS_MASK)) ||
+		    (kind != WEFT_DQ_REC_PAD && (r[WEFT_DQ_REC_STATE / 4] || r[6] || r[7]))) {
+			dq_bad(m, n, WEFT_QERR_DEVICE_QUEUE);
+			return false;
+		}
+		if (kind != WEFT_DQ_REC_PAD) {
+			if (depth > q->dq_depth_limit) {
+				dq_bad(m, n, WEFT_QERR_ENQUEUE_DEPTH);
+				return false;
+			}
+			if (!guest_write(m, n, q->dq_record + WEFT_DQ_REC_DEPTH, &depth, 4))
+				return false;
+		}
+		q->dq_stamped += r[0];
+	}
+	return true;
+}
+
+/*
+ * 1 if record @r may run (every event it waits for is complete; *status:
+ * the first failed one's status, else 0), 0 if it must wait, -1 if the
+ * queue stopped.
+ */
+static int dq_ready(struct weft_model *m, unsigned n, const struct dq_record *r, int32_t *status)
+{
+	struct weft_qstate *q = &m->q[n].cs;
+
+	*status = 0;
+	for (uint32_t i = 0; i < r->num_waits; i++) {
+		int32_t st;
+
+		if (r->waits[i] >= q->dq_events) {
+			dq_bad(m, n, WEFT_QERR_DEVICE_QUEUE);
+			return -1;
+		}
+		if (!guest_read(m, n, dq_event_va(q, r->waits[i]) + WEFT_DQ_EVENT_STATUS, &st, 4))
+			return -1;
+		if (st > 0)
+			return 0;
+		if (st < 0 && !*status)
+			*status = st;
+	}
+	return 1;
+}
+
+/*
+ * Runs record @r at offset @off (q->dq_record): its kernel, unless an event
+ * it waited for failed, whose status its own event then takes.
+ */
+static bool dq_run(struct weft_model *m, unsigned n, uint32_t off, const struct dq_record *r,
+		   int32_t status)
+{
+	struct weft_qstate *q = &m->q[n].cs;
+	uint32_t done = WEFT_DQ_REC_STATE_DONE;
+	uint64_t times[2] = { now_ns(), 0 };
+
+	if (!guest_write(m, n, q->dq_va + WEFT_DQ_DEPTH, &r->depth, 4))
+		return true;
+	if (!status && (r->kind & WEFT_DQ_REC_KIND_MASK) == WEFT_DQ_REC_KERNEL &&
+	    !cmd_dispatch(m, n, r->dispatch, q->dq_record, r->dispatch[15]))
+		return true;
+	q->dq_depth = r->depth;
+	if (!guest_write(m, n, q->dq_record + WEFT_DQ_REC_STATE, &done, 4))
+		return true;
+	if (r->signal != WEFT_DQ_SIGNAL_NONE) {
+		uint64_t ev = dq_event_va(q, r->signal);
+
+		times[1] = now_ns();
+		/* The status last: it is what the records waiting for it look at. */
+		if (!guest_write(m, n, ev + WEFT_DQ_EVENT_START, times, sizeof(times)) ||
+		    !guest_write(m, n, ev + WEFT_DQ_EVENT_STATUS, &status, 4))
+			return true;
+	}
+	if (off == q->dq_pending)
+		q->dq_pending += r->len;
+	return true;
+}
+
+/* The drain's end: the queue is empty again for the next parent. */
+static bool drain_end(struct weft_model *m, unsigned n)
+{
+	struct weft_qstate *q = &m->q[n].cs;
+	uint32_t zero = 0;
+
+	if (guest_write(m, n, q->dq_va + WEFT_DQ_DEPTH, &zero, 4) &&
+	    guest_write(m, n, q->dq_va + WEFT_DQ_HEAD, &zero, 4)) {
+		q->draining = false;
+		q->batch_pos += 4 * WEFT_CMD_DRAIN_QUEUE_LEN;
+	}
+	return true;
+}
+
+/*
+ * One record of the drain: the first pending record, in reservation order,
+ * whose wait list is complete.  None left: the drain is over; none ready:
+ * their wait lists can never complete.
+ */
+static bool drain_step(struct weft_model *m, unsigned n)
+{
+	struct weft_qstate *q = &m->q[n].cs;
+	struct weft_fault f;
+	uint8_t *head = weft_mmu_translate(&m->q[n].mmu, q->dq_va + WEFT_DQ_HEAD, WEFT_ACC_READ, &f);
+	uint32_t end, off, blocked = UINT32_MAX;
+	struct dq_record r;
+	int32_t status = 0;
+
+	if (!head) {
+		queue_error(m, n, WEFT_QERR_MMU_FAULT, f.va, &f);
+		return true;
+	}
+	end = __atomic_load_n((uint32_t *)head, __ATOMIC_ACQUIRE);
+	q->dq_record = 0;
+	if (end & 15)
+		return dq_bad(m, n, WEFT_QERR_DEVICE_QUEUE);
+	/* Past the size: a reservation failed (CLK_DEVICE_QUEUE_FULL). */
+	end = end < q->dq_size ? end : q->dq_size;
+	if (!dq_stamp(m, n, end))
+		return true;
+	for (off = q->dq_pending; off < end; off += r.len) {
+		uint32_t kind;
+		int ready;
+
+		q->dq_record = dq_record_va(q, off);
+		if (!guest_read(m, n, q->dq_record, &r, sizeof(r.len) + sizeof(r.kind)))
+			return true;
+		kind = r.kind & WEFT_DQ_REC_KIND_MASK;
+		/* Rewritten since it was stamped? */
+		if ((r.len & 15) || r.len < 16 || r.len > end - off ||
+		    (kind != WEFT_DQ_REC_PAD && r.len < WEFT_DQ_REC_ARGS))
+			return dq_bad(m, n, WEFT_QERR_DEVICE_QUEUE);
+		if (kind != WEFT_DQ_REC_PAD && !guest_read(m, n, q->dq_record, &r, sizeof(r)))
+			return true;
+		if (kind == WEFT_DQ_REC_PAD || r.state == WEFT_DQ_REC_STATE_DONE) {
+			if (off == q->dq_pending)
+				q->dq_pending += r.len;
+			continue;
+		}
+		if ((kind != WEFT_DQ_REC_KERNEL && kind != WEFT_DQ_REC_MARKER) ||
+		    r.num_waits > WEFT_DQ_MAX_WAITS || !r.depth || r.depth > q->dq_depth_limit ||
+		    (r.signal != WEFT_DQ_SIGNAL_NONE && r.signal >= q->dq_events))
+			return dq_bad(m, n, WEFT_QERR_DEVICE_QUEUE);
+		ready = dq_ready(m, n, &r, &status);
+		if (ready < 0)
+			return true;
+		if (ready)
+			return dq_run(m, n, off, &r, status);
+		if (blocked == UINT32_MAX)
+			blocked = off;
+	}
+	if (blocked == UINT32_MAX)
+		return drain_end(m, n);
+	q->dq_record = dq_record_va(q, blocked);
+	return dq_bad(m, n, WEFT_QERR_DEVICE_QUEUE);
 }
 
 /* One batch command. Returns true on progress. */
@@ -245,6 +534,8 @@ static bool batch_step(struct weft_model *m, unsigned n)
 
 	if (q->sem_wait)
 		return sem_wait_step(m, n);
+	if (q->draining)
+		return drain_step(m, n);
 	if (va >= q->batch_end) {
 		q->in_batch = false;
 		complete_ring_cmd(m, n, q->batch_cmd_len);
@@ -325,6 +616,12 @@ static bool batch_step(struct weft_model *m, unsigned n)
 		    (q->sem_op != WEFT_SEM_WAIT_OP_GTE && q->sem_op != WEFT_SEM_WAIT_OP_EQ))
 			goto bad;
 		return sem_wait_step(m, n);
+	case WEFT_CMD_DRAIN_QUEUE:
+		if (len != WEFT_CMD_DRAIN_QUEUE_LEN)
+			goto bad;
+		if (!read_payload(m, n, va, p, len))
+			return true;
+		return drain_begin(m, n, p[0] | (uint64_t)p[1] << 32, va);
 	default:
 		goto bad;
 	}

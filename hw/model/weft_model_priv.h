@@ -124,6 +124,13 @@ struct weft_qstate {
 	bool sem_wait;		/* stopped at the SEM_WAIT at batch_pos */
 	uint32_t sem_op;
 	uint64_t sem_va, sem_val;
+	bool draining;		/* running the device queue of the DRAIN_QUEUE at batch_pos */
+	uint64_t dq_va;		/* its header */
+	uint32_t dq_size, dq_events, dq_depth_limit;
+	uint32_t dq_pending;	/* offset of the first record not done */
+	uint32_t dq_stamped;	/* records before this offset have their depth */
+	uint32_t dq_depth;	/* depth of the record that ran last (0: the parent) */
+	uint64_t dq_record;	/* VA of the record running or failing, 0: none */
 };
 
 /* A hardware queue: its own command-streamer thread. */

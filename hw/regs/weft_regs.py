@@ -213,6 +213,12 @@ QUEUE_ERRORS = [
 A shared local memory or private (scratch) access outside the dispatch's
 size, or a misaligned atomic; ERROR_ADDR = the instruction's VA."""),
     Define('WEFT_QERR_BAD_ACCESS', 7, dec=True),
+    Doc("""\
+DRAIN_QUEUE: a malformed device-queue header or record, or records whose
+wait lists can never complete; ERROR_ADDR = the header's or record's VA."""),
+    Define('WEFT_QERR_DEVICE_QUEUE', 8, dec=True),
+    Define('WEFT_QERR_ENQUEUE_DEPTH', 9, 'a record nested deeper than the queue allows',
+           dec=True),
 ]
 
 
@@ -288,6 +294,69 @@ running meanwhile; a queue reset or DRIVER_READY = 0 ends the wait.""", extra=[
         Define('WEFT_SEM_WAIT_OP_GTE', 0x0, 'value >= operand', sub=True, width=8),
         Define('WEFT_SEM_WAIT_OP_EQ', 0x1, 'value == operand', sub=True, width=8),
         Define('WEFT_SEM_WAIT_RSVD_MASK', 0xfffffff0, sub=True, width=8)]),
+    Command('DRAIN_QUEUE', 0x06, 3, """\
+DRAIN_QUEUE, len 3: [1..2] device queue VA (64-byte aligned). Runs the
+records that kernels appended to the device queue (device-side enqueue),
+in the order they were reserved, each as a DISPATCH_SCRATCH, while the
+children append more, until none is left; then sets the queue's head to 0.
+A device queue is a header (WEFT_DQ_*), size bytes of records and
+events 32-byte event slots (WEFT_DQ_EVENT_*).""", extra=[
+        Define('WEFT_DQ_HEAD', 0x00, 'u32: bytes reserved, atomic add by kernels', sub=True,
+               width=2),
+        Define('WEFT_DQ_SIZE', 0x04, 'u32: bytes of records, multiple of 16', sub=True, width=2),
+        Define('WEFT_DQ_DEPTH_LIMIT', 0x08, 'u32: deepest nesting; 0: the default', sub=True,
+               width=2),
+        Define('WEFT_DQ_EVENTS', 0x0c, 'u32: event slots after the records', sub=True, width=2),
+        Define('WEFT_DQ_DEPTH', 0x10, 'u32, device: depth of the kernel now running',
+               sub=True, width=2),
+        Define('WEFT_DQ_STATUS', 0x14, 'u32, device: 0 or the WEFT_QERR_* of the drain',
+               sub=True, width=2),
+        Define('WEFT_DQ_ERROR_RECORD', 0x18, 'u64, device: VA of the failing record',
+               sub=True, width=2),
+        Define('WEFT_DQ_HEADER_SIZE', 0x40, 'records start here; the rest is zero',
+               sub=True, width=2),
+        Define('WEFT_DQ_DEPTH_DEFAULT', 64, dec=True),
+        Define('WEFT_DQ_SIZE_MAX', 0x4000000, 'bytes of records', width=8),
+        Define('WEFT_DQ_EVENTS_MAX', 0x10000, width=8),
+        Doc("""\
+A record: 16-byte aligned, WEFT_DQ_REC_LEN bytes; a kernel record's
+DISPATCH_SCRATCH payload names its argument buffer (normally the block
+literal at WEFT_DQ_REC_ARGS in the record itself)."""),
+        Define('WEFT_DQ_REC_LEN', 0x00, 'u32: bytes, multiple of 16', sub=True, width=2),
+        Define('WEFT_DQ_REC_KIND', 0x04, 'u32: kind (7:0), enqueue flags (9:8)', sub=True,
+               width=2),
+        Define('WEFT_DQ_REC_DEPTH', 0x08, 'u32, device: nesting depth (1: the parent\'s)',
+               sub=True, width=2),
+        Define('WEFT_DQ_REC_SIGNAL', 0x0c, 'u32: event slot to complete, or NONE', sub=True,
+               width=2),
+        Define('WEFT_DQ_REC_NUM_WAITS', 0x10, 'u32: event slots in WAITS', sub=True, width=2),
+        Define('WEFT_DQ_REC_STATE', 0x14, 'u32, device: 0 pending, 1 done', sub=True,
+               width=2),
+        Define('WEFT_DQ_REC_DISPATCH', 0x20, '16 dwords: the DISPATCH_SCRATCH payload',
+               sub=True, width=2),
+        Define('WEFT_DQ_REC_WAITS', 0x60, 'u32[16]: event slots to wait for', sub=True,
+               width=2),
+        Define('WEFT_DQ_REC_ARGS', 0xa0, 'kernel records: the block literal, to LEN',
+               sub=True, width=2),
+        Define('WEFT_DQ_REC_KIND_MASK', 0xff, sub=True, width=2),
+        Define('WEFT_DQ_REC_PAD', 0x1, 'skipped: the tail of a full queue', sub=True, width=2),
+        Define('WEFT_DQ_REC_KERNEL', 0x2, sub=True, width=2),
+        Define('WEFT_DQ_REC_MARKER', 0x3, 'waits, then signals', sub=True, width=2),
+        Define('WEFT_DQ_REC_FLAGS_SHIFT', 8, sub=True, dec=True),
+        Define('WEFT_DQ_REC_FLAGS_MASK', 0x300, 'CLK_ENQUEUE_FLAGS_*', sub=True, width=3),
+        Define('WEFT_DQ_REC_STATE_DONE', 0x1, sub=True, width=2),
+        Define('WEFT_DQ_MAX_WAITS', 16, dec=True),
+        Define('WEFT_DQ_SIGNAL_NONE', 0xffffffff, width=8),
+        Doc('An event slot (32 bytes): the device writes STATUS and the times.'),
+        Define('WEFT_DQ_EVENT_SIZE', 0x20, width=2),
+        Define('WEFT_DQ_EVENT_STATUS', 0x00, 's32: CL_COMPLETE (0) once done, < 0: error',
+               sub=True, width=2),
+        Define('WEFT_DQ_EVENT_REFS', 0x04, 'u32: the kernels\' reference count', sub=True,
+               width=2),
+        Define('WEFT_DQ_EVENT_START', 0x08, 'u64, device: ns when it started', sub=True,
+               width=2),
+        Define('WEFT_DQ_EVENT_END', 0x10, 'u64, device: ns when it ended', sub=True, width=2),
+    ]),
 ]
 
 RING_COMMANDS = [

@@ -99,7 +99,7 @@ def gen_cs_regs_h():
             o.append(comment(c.doc))
             o.append(define(name, '0x%02x' % c.opcode))
             o.append(define(name + '_LEN', '%d' % c.length))
-            o += [emit(d) for d in c.extra]
+            o += [comment(d.text) if isinstance(d, hw.Doc) else emit(d) for d in c.extra]
     return header('__WEFT_CS_REGS_H__', hw.CS_HEADER_DOC, ''.join(o))
 
 

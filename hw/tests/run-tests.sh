@@ -53,6 +53,7 @@ run "$BUILD/tests/test_isa" "$SRC/tests/golden"
 run "$BUILD/tests/test_alu"
 run "$BUILD/tests/test_exec"
 run "$BUILD/tests/test_model"
+run "$BUILD/tests/test_enqueue"
 run "$BUILD/tests/test_jit"
 # The ISA tests again with every dispatch translated (execution.rst, "The
 # translator"): the same checks against C must hold both ways.

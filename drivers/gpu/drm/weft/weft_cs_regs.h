@@ -68,6 +68,56 @@
 #define   WEFT_SEM_WAIT_OP_GTE		0x00000000	/* value >= operand */
 #define   WEFT_SEM_WAIT_OP_EQ		0x00000001	/* value == operand */
 #define   WEFT_SEM_WAIT_RSVD_MASK	0xfffffff0
+/*
+ * DRAIN_QUEUE, len 3: [1..2] device queue VA (64-byte aligned). Runs the
+ * records that kernels appended to the device queue (device-side enqueue),
+ * in the order they were reserved, each as a DISPATCH_SCRATCH, while the
+ * children append more, until none is left; then sets the queue's head to 0.
+ * A device queue is a header (WEFT_DQ_*), size bytes of records and
+ * events 32-byte event slots (WEFT_DQ_EVENT_*).
+ */
+#define WEFT_CMD_DRAIN_QUEUE		0x06
+#define WEFT_CMD_DRAIN_QUEUE_LEN	3
+#define   WEFT_DQ_HEAD			0x00	/* u32: bytes reserved, atomic add by kernels */
+#define   WEFT_DQ_SIZE			0x04	/* u32: bytes of records, multiple of 16 */
+#define   WEFT_DQ_DEPTH_LIMIT		0x08	/* u32: deepest nesting; 0: the default */
+#define   WEFT_DQ_EVENTS		0x0c	/* u32: event slots after the records */
+#define   WEFT_DQ_DEPTH			0x10	/* u32, device: depth of the kernel now running */
+#define   WEFT_DQ_STATUS		0x14	/* u32, device: 0 or the WEFT_QERR_* of the drain */
+#define   WEFT_DQ_ERROR_RECORD		0x18	/* u64, device: VA of the failing record */
+#define   WEFT_DQ_HEADER_SIZE		0x40	/* records start here; the rest is zero */
+#define WEFT_DQ_DEPTH_DEFAULT		64
+#define WEFT_DQ_SIZE_MAX		0x04000000	/* bytes of records */
+#define WEFT_DQ_EVENTS_MAX		0x00010000
+/*
+ * A record: 16-byte aligned, WEFT_DQ_REC_LEN bytes; a kernel record's
+ * DISPATCH_SCRATCH payload names its argument buffer (normally the block
+ * literal at WEFT_DQ_REC_ARGS in the record itself).
+ */
+#define   WEFT_DQ_REC_LEN		0x00	/* u32: bytes, multiple of 16 */
+#define   WEFT_DQ_REC_KIND		0x04	/* u32: kind (7:0), enqueue flags (9:8) */
+#define   WEFT_DQ_REC_DEPTH		0x08	/* u32, device: nesting depth (1: the parent's) */
+#define   WEFT_DQ_REC_SIGNAL		0x0c	/* u32: event slot to complete, or NONE */
+#define   WEFT_DQ_REC_NUM_WAITS		0x10	/* u32: event slots in WAITS */
+#define   WEFT_DQ_REC_STATE		0x14	/* u32, device: 0 pending, 1 done */
+#define   WEFT_DQ_REC_DISPATCH		0x20	/* 16 dwords: the DISPATCH_SCRATCH payload */
+#define   WEFT_DQ_REC_WAITS		0x60	/* u32[16]: event slots to wait for */
+#define   WEFT_DQ_REC_ARGS		0xa0	/* kernel records: the block literal, to LEN */
+#define   WEFT_DQ_REC_KIND_MASK		0xff
+#define   WEFT_DQ_REC_PAD		0x01	/* skipped: the tail of a full queue */
+#define   WEFT_DQ_REC_KERNEL		0x02
+#define   WEFT_DQ_REC_MARKER		0x03	/* waits, then signals */
+#define   WEFT_DQ_REC_FLAGS_SHIFT	8
+#define   WEFT_DQ_REC_FLAGS_MASK	0x300	/* CLK_ENQUEUE_FLAGS_* */
+#define   WEFT_DQ_REC_STATE_DONE	0x01
+#define WEFT_DQ_MAX_WAITS		16
+#define WEFT_DQ_SIGNAL_NONE		0xffffffff
+/* An event slot (32 bytes): the device writes STATUS and the times. */
+#define WEFT_DQ_EVENT_SIZE		0x20
+#define   WEFT_DQ_EVENT_STATUS		0x00	/* s32: CL_COMPLETE (0) once done, < 0: error */
+#define   WEFT_DQ_EVENT_REFS		0x04	/* u32: the kernels' reference count */
+#define   WEFT_DQ_EVENT_START		0x08	/* u64, device: ns when it started */
+#define   WEFT_DQ_EVENT_END		0x10	/* u64, device: ns when it ended */
 
 /* Ring commands. */
 /*

@@ -115,5 +115,11 @@
  * size, or a misaligned atomic; ERROR_ADDR = the instruction's VA.
  */
 #define WEFT_QERR_BAD_ACCESS		7
+/*
+ * DRAIN_QUEUE: a malformed device-queue header or record, or records whose
+ * wait lists can never complete; ERROR_ADDR = the header's or record's VA.
+ */
+#define WEFT_QERR_DEVICE_QUEUE		8
+#define WEFT_QERR_ENQUEUE_DEPTH		9	/* a record nested deeper than the queue allows */
 
 #endif /* __WEFT_REGS_H__ */
