@@ -31,6 +31,29 @@
 #define WEFT_BATCH_SEM_WAIT_LEN		6
 #define WEFT_BATCH_SEM_WAIT_GTE		0	/* value >= operand */
 #define WEFT_BATCH_SEM_WAIT_EQ		1	/* value == operand */
+/*
+ * DRAIN_QUEUE runs the records of a device queue (device-side enqueue):
+ * the header's fields, a record's and an event slot's, as far as the tests
+ * use them.
+ */
+#define WEFT_BATCH_DRAIN_QUEUE		0x06
+#define WEFT_BATCH_DRAIN_QUEUE_LEN	3
+#define WEFT_DEVQ_HEAD			0x00
+#define WEFT_DEVQ_SIZE			0x04
+#define WEFT_DEVQ_EVENTS		0x0c
+#define WEFT_DEVQ_STATUS		0x14
+#define WEFT_DEVQ_HEADER_SIZE		0x40
+#define WEFT_DEVQ_REC_LEN		0x00
+#define WEFT_DEVQ_REC_KIND		0x04
+#define WEFT_DEVQ_REC_SIGNAL		0x0c
+#define WEFT_DEVQ_REC_NUM_WAITS		0x10
+#define WEFT_DEVQ_REC_STATE		0x14
+#define WEFT_DEVQ_REC_WAITS		0x60
+#define WEFT_DEVQ_REC_ARGS		0xa0	/* the smallest record but PAD */
+#define WEFT_DEVQ_REC_MARKER		0x3
+#define WEFT_DEVQ_REC_STATE_DONE	0x1
+#define WEFT_DEVQ_EVENT_SIZE		0x20
+#define WEFT_DEVQ_ERR_BAD_QUEUE		8
 /* A ring-only command: must not appear in a batch. */
 #define WEFT_RING_FENCE			0x82
 #define WEFT_RING_FENCE_LEN		6

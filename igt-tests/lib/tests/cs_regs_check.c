@@ -25,6 +25,25 @@ static_assert(WEFT_BATCH_SEM_WAIT_LEN == WEFT_CMD_SEM_WAIT_LEN,
 	      "SEM_WAIT length");
 static_assert(WEFT_BATCH_SEM_WAIT_GTE == WEFT_SEM_WAIT_OP_GTE, "SEM_WAIT GTE");
 static_assert(WEFT_BATCH_SEM_WAIT_EQ == WEFT_SEM_WAIT_OP_EQ, "SEM_WAIT EQ");
+static_assert(WEFT_BATCH_DRAIN_QUEUE == WEFT_CMD_DRAIN_QUEUE, "DRAIN_QUEUE");
+static_assert(WEFT_BATCH_DRAIN_QUEUE_LEN == WEFT_CMD_DRAIN_QUEUE_LEN,
+	      "DRAIN_QUEUE length");
+static_assert(WEFT_DEVQ_HEAD == WEFT_DQ_HEAD, "device queue head");
+static_assert(WEFT_DEVQ_SIZE == WEFT_DQ_SIZE, "device queue size");
+static_assert(WEFT_DEVQ_EVENTS == WEFT_DQ_EVENTS, "device queue events");
+static_assert(WEFT_DEVQ_STATUS == WEFT_DQ_STATUS, "device queue status");
+static_assert(WEFT_DEVQ_HEADER_SIZE == WEFT_DQ_HEADER_SIZE, "device queue header size");
+static_assert(WEFT_DEVQ_REC_LEN == WEFT_DQ_REC_LEN, "device queue rec len");
+static_assert(WEFT_DEVQ_REC_KIND == WEFT_DQ_REC_KIND, "device queue rec kind");
+static_assert(WEFT_DEVQ_REC_SIGNAL == WEFT_DQ_REC_SIGNAL, "device queue rec signal");
+static_assert(WEFT_DEVQ_REC_NUM_WAITS == WEFT_DQ_REC_NUM_WAITS, "device queue rec num waits");
+static_assert(WEFT_DEVQ_REC_STATE == WEFT_DQ_REC_STATE, "device queue rec state");
+static_assert(WEFT_DEVQ_REC_WAITS == WEFT_DQ_REC_WAITS, "device queue rec waits");
+static_assert(WEFT_DEVQ_REC_ARGS == WEFT_DQ_REC_ARGS, "device queue rec args");
+static_assert(WEFT_DEVQ_REC_MARKER == WEFT_DQ_REC_MARKER, "device queue rec marker");
+static_assert(WEFT_DEVQ_REC_STATE_DONE == WEFT_DQ_REC_STATE_DONE, "device queue rec state done");
+static_assert(WEFT_DEVQ_EVENT_SIZE == WEFT_DQ_EVENT_SIZE, "device queue event size");
+static_assert(WEFT_DEVQ_ERR_BAD_QUEUE == WEFT_QERR_DEVICE_QUEUE, "device queue error");
 static_assert(WEFT_RING_FENCE == WEFT_CMD_FENCE, "FENCE");
 static_assert(WEFT_RING_FENCE_LEN == WEFT_CMD_FENCE_LEN, "FENCE length");
 static_assert(WEFT_RING_FENCE & WEFT_CMD_PRIVILEGED, "FENCE is privileged");

@@ -215,6 +215,10 @@ static const char *weft_qerr_name(u32 code)
 		return "watchdog";
 	case WEFT_QERR_BAD_ACCESS:
 		return "bad local or scratch access";
+	case WEFT_QERR_DEVICE_QUEUE:
+		return "bad device queue";
+	case WEFT_QERR_ENQUEUE_DEPTH:
+		return "device enqueue too deep";
 	default:
 		return "unknown error";
 	}
