@@ -15,7 +15,8 @@
  * families have files of their own, run by the same program (one process,
  * also in the VM): weft-cl-conformance-math.c (every math function's
  * accuracy against the specification's ULP tables), weft-cl-conformance-
- * intel.c (the cl_intel_subgroups shuffles and block reads and writes).
+ * intel.c (the cl_intel_subgroups shuffles and block reads and writes),
+ * weft-cl-conformance-enqueue.c (device-side enqueue).
  *
  *   weft-cl-conformance [--slice] [--clc20 | --math] [-v]
  *
@@ -1317,6 +1318,8 @@ main(int argc, char **argv)
    }
    if (!math_only)
       run_intel_subgroups(&cl, slice);
+   if (!clc20_only && !math_only)
+      run_enqueue(&cl, slice);
    free(src);
    free(src_sg);
    printf("matrix: %llu cases (%zu types x 3 widths x %s), %.1f s (%.1f s building)\n",

@@ -98,4 +98,7 @@ void run_images(struct cl *cl, bool slice);
 /* weft-cl-conformance-intel.c: cl_intel_subgroups, _short, _char, _long. */
 void run_intel_subgroups(struct cl *cl, bool slice);
 
+/* weft-cl-conformance-enqueue.c: device-side enqueue, as far as it is built. */
+void run_enqueue(struct cl *cl, bool slice);
+
 #endif
