@@ -69,6 +69,23 @@ static const struct unsupported unsupported[] = {
       "",
       { "too_private", "private memory" },
    },
+   {
+      /* clang compiles it; inlining it forever overflowed the stack. */
+      "recursion",
+      "int sum_down(__global int *out, int n)\n"
+      "{\n"
+      "   if (n <= 0)\n"
+      "      return 0;\n"
+      "   out[n] = n;\n"
+      "   return n + sum_down(out, n - 1);\n"
+      "}\n"
+      "__kernel void recursive(__global int *out)\n"
+      "{\n"
+      "   out[0] = sum_down(out, out[1]);\n"
+      "}\n",
+      "-cl-opt-disable",
+      { "recursive", "sum_down", "recursion" },
+   },
 };
 
 static const char *good_source =

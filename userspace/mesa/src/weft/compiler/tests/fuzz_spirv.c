@@ -133,18 +133,6 @@ optimize(nir_shader *nir, bool explicit_types)
    } while (progress);
 }
 
-static bool
-calls_left(nir_shader *nir)
-{
-   nir_foreach_block(block, nir_shader_get_entrypoint(nir)) {
-      nir_foreach_instr(instr, block) {
-         if (instr->type == nir_instr_type_call)
-            return true;
-      }
-   }
-   return false;
-}
-
 /* Rusticl's compile_nir_to_args(); false when the kernel cannot be built. */
 static bool
 lower_to_args(nir_shader *nir)
@@ -173,14 +161,12 @@ lower_to_args(nir_shader *nir)
       NIR_PASS(progress, nir, nir_lower_vars_to_ssa);
       NIR_PASS(progress, nir, nir_opt_algebraic);
    } while (progress);
+   if (rusticl_recursive_function(nir))
+      return false;
    NIR_PASS(_, nir, nir_lower_returns);
    NIR_PASS(_, nir, nir_link_shader_functions, libclc);
    NIR_PASS(_, nir, nir_inline_functions);
-   /* A call left (to a function neither the module nor libclc defines)
-    * would point at a function nir_cleanup_functions() frees: Rusticl 25.0.7
-    * then reads freed memory (reported, not fixed there yet); the build
-    * should fail instead, as it does here. */
-   if (calls_left(nir))
+   if (rusticl_uninlined_callee(nir))
       return false;
    nir_cleanup_functions(nir);
    nir_sweep(nir);
