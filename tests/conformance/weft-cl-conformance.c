@@ -994,6 +994,43 @@ static const char *divergent_source =
    "   out[get_global_id(0)] = 1;\n"
    "}\n";
 
+/* Rusticl gives a new command queue the pipe context of a released one:
+ * the reset of a queue the watchdog stopped must stay with that queue.
+ * Several queues, created and released one after another, each run a
+ * kernel right. */
+static void
+run_after_stopped_queue_released(struct cl *cl)
+{
+   static const struct shape s = {"1d-uniform", 1, {64, 1, 1}, {64, 1, 1}};
+   static const char *squares_source =
+      "__kernel void squares(__global int *out)\n"
+      "{\n"
+      "   int i = get_global_id(0);\n"
+      "   out[i] = i * i;\n"
+      "}\n";
+
+   for (unsigned n = 1; n <= 3; n++) {
+      cl_int err;
+      struct cl fresh = {cl->ctx, clCreateCommandQueueWithProperties(cl->ctx, cl->dev, NULL, &err),
+                         cl->dev};
+      cl_program p = fresh.q ? build(&fresh, squares_source, 16, "-cl-std=CL3.0") : NULL;
+      int out[64];
+      bool ran = p && run(&fresh, p, "squares", &s, NULL, 0, out, sizeof(out));
+      unsigned right = 0;
+
+      for (unsigned i = 0; ran && i < 64; i++)
+         right += out[i] == (int)(i * i);
+      cases_in_matrix++;
+      report(ran && right == 64,
+             "bad-input queue %u created after the stopped queue's release: %u of 64 right%s", n,
+             right, ran ? "" : ", did not run");
+      if (p)
+         clReleaseProgram(p);
+      if (fresh.q)
+         clReleaseCommandQueue(fresh.q);
+   }
+}
+
 static void
 run_bad_input(struct cl *cl, const char *src)
 {
@@ -1044,6 +1081,7 @@ run_bad_input(struct cl *cl, const char *src)
       clReleaseCommandQueue(q);
    if (p)
       clReleaseProgram(p);
+   run_after_stopped_queue_released(cl);
 }
 
 /* API misuse: the specification's error codes. */

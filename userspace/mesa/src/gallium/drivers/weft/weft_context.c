@@ -218,9 +218,11 @@ weft_launch_grid(struct pipe_context *pctx, const struct pipe_grid_info *info)
    util_dynarray_append(&fence->bos, struct weft_buffer_va, job);
    int ret = weft_submit(s->dev, ctx->queue, job.va, n * 4, 0, fence->syncobj);
    if (ret) {
+      /* The job did not run (a banned queue refuses it with ECANCELED). */
       mesa_loge("weft: submit failed: %s", strerror(-ret));
       weft_syncobj_destroy(s->dev, fence->syncobj);
       fence->syncobj = 0;
+      fence->error = ret;
    }
    if (weft_debug & WEFT_DBG_SYNC)
       weft_fence_wait(s, fence, UINT64_MAX);
@@ -320,16 +322,30 @@ weft_set_active_query_state(struct pipe_context *pctx, bool enable)
 
 /* Rusticl asks after waiting for its flush: a job of this context that the
  * device stopped (watchdog, fault, bad instruction) puts the queue's events
- * into an error state; other contexts, with queues of their own, go on. */
+ * into an error state; other contexts, with queues of their own, go on.
+ *
+ * The context reports that once and recovers with a new device queue, as
+ * iris replaces a hardware context that was reset: Rusticl recycles the
+ * pipe context of a released command queue for the next one, which must
+ * not inherit the failed job nor the queue weft.ko banned for it.
+ */
 static enum pipe_reset_status
 weft_get_device_reset_status(struct pipe_context *pctx)
 {
    struct weft_context *ctx = weft_context(pctx);
+   struct weft_screen *s = weft_screen(pctx->screen);
+   uint32_t queue;
 
-   if (ctx->last && weft_fence_wait(weft_screen(pctx->screen), ctx->last, 0) &&
-       ctx->last->error)
-      ctx->guilty = true;
-   return ctx->guilty ? PIPE_GUILTY_CONTEXT_RESET : PIPE_NO_RESET;
+   if (!ctx->last || !weft_fence_wait(s, ctx->last, 0) || !ctx->last->error)
+      return PIPE_NO_RESET;
+   /* The last job has ended, and the queue runs its jobs in order. */
+   if (!weft_queue_create(s->dev, s->vm, DRM_WEFT_QUEUE_PRIORITY_NORMAL, &queue)) {
+      weft_queue_destroy(s->dev, ctx->queue);
+      ctx->queue = queue;
+   }
+   weft_fence_unref(s, ctx->last);
+   ctx->last = NULL;
+   return PIPE_GUILTY_CONTEXT_RESET;
 }
 
 static void

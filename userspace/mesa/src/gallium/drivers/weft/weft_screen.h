@@ -84,7 +84,6 @@ struct weft_context {
    void *cb0;
    unsigned cb0_size;
    struct weft_fence *last;      /* last submit of this context */
-   bool guilty;                  /* a job of this context failed (watchdog, fault) */
    /* What launch_grid writes into the image descriptors and the key. */
    struct pipe_sampler_view *views[WEFT_MAX_TEXTURES];
    struct pipe_image_view images[WEFT_MAX_IMAGES];
