@@ -6,8 +6,9 @@
  * neither the compiler nor Rusticl uses it yet, so the device must report
  * none and say no cleanly: no capability, no on-device queue, and a
  * program that enqueues or asks the ndrange queries fails to build with a
- * log naming what it lacks (never a crash), after which the context still
- * runs kernels.
+ * log naming what it lacks (never a crash; on the host tier only: the VM's
+ * slice keeps stderr empty, where the compiler prints the failure too),
+ * after which the context still runs kernels.
  */
 #include "weft-cl-conformance.h"
 
@@ -69,7 +70,7 @@ run_enqueue_queues(struct cl *cl)
 
 /* Programs that need device-side enqueue: the build fails and says why. */
 static void
-run_enqueue_programs(struct cl *cl, bool slice)
+run_enqueue_programs(struct cl *cl)
 {
    static const struct {
       const char *what, *src;
@@ -98,7 +99,7 @@ run_enqueue_programs(struct cl *cl, bool slice)
    };
 
    for (unsigned p = 0; p < sizeof(progs) / sizeof(progs[0]); p++) {
-      for (unsigned s = 0; s < (slice ? 1 : 2); s++) {
+      for (unsigned s = 0; s < sizeof(stds) / sizeof(stds[0]); s++) {
          const char *src = progs[p].src;
          cl_program prog = clCreateProgramWithSource(cl->ctx, 1, &src, NULL, NULL);
          cl_int err = clBuildProgram(prog, 1, &cl->dev, stds[s].std, NULL, NULL);
@@ -133,7 +134,7 @@ run_enqueue_still_works(struct cl *cl)
    for (int i = 0; ran && i < 64; i++)
       ok &= out[i] == in[i] * 3;
    cases_in_matrix++;
-   report(ran && ok, "enqueue: the context runs kernels after the failed builds");
+   report(ran && ok, "enqueue: the context still runs kernels");
    if (prog)
       clReleaseProgram(prog);
 }
@@ -143,6 +144,9 @@ run_enqueue(struct cl *cl, bool slice)
 {
    run_enqueue_caps(cl);
    run_enqueue_queues(cl);
-   run_enqueue_programs(cl, slice);
+   /* Not in the VM's slice, whose stderr must stay empty: spirv_to_nir
+    * prints its failure there too. */
+   if (!slice)
+      run_enqueue_programs(cl);
    run_enqueue_still_works(cl);
 }
