@@ -9,6 +9,8 @@
  *   tex txf / txl / txs      read_image{f,i,ui,h} with and without sampler,
  *                            get_image_* on read-only images
  *   image_load/store/size    the same on write-only and read-write images
+ *   image_load/store_block_intel
+ *                            sub-group block reads and writes of a 2D image
  *
  * into loads of the descriptor (load_ubo of constant buffer 0), address
  * arithmetic, global loads and stores, format conversion and filtering.
@@ -504,6 +506,43 @@ weft_lower_tex(nir_builder *b, nir_tex_instr *tex, const struct weft_lower_image
    return true;
 }
 
+/* Sub-group block I/O on a 2D image is the ISA's ld.img / st.img, which
+ * read the descriptor themselves: the bindless form whose handle is the
+ * descriptor's offset in the argument buffer (a read-only image's index is
+ * its texture index, whatever the image's other uses). */
+static bool
+weft_lower_image_block(nir_builder *b, nir_intrinsic_instr *intr,
+                       const struct weft_lower_images_state *st)
+{
+   bool store = intr->intrinsic == nir_intrinsic_image_store_block_intel;
+   bool read_only = nir_intrinsic_access(intr) & ACCESS_NON_WRITEABLE;
+   unsigned index, desc;
+   nir_def *handle;
+
+   /* A constant index, as for the other image access. */
+   if (!nir_src_is_const(intr->src[0]) ||
+       nir_src_as_uint(intr->src[0]) >= (read_only ? WEFT_MAX_TEXTURES : WEFT_MAX_IMAGES))
+      return false;
+   index = nir_src_as_uint(intr->src[0]);
+   desc = read_only ? index : st->num_textures + index;
+   b->cursor = nir_before_instr(&intr->instr);
+   handle = nir_imm_int(b, WEFT_IMAGE_DESC_OFFSET + desc * WEFT_IMAGE_DESC_SIZE);
+   if (store) {
+      nir_bindless_image_store_block_intel(b, handle, intr->src[1].ssa, intr->src[2].ssa,
+                                           .image_dim = GLSL_SAMPLER_DIM_2D,
+                                           .access = nir_intrinsic_access(intr));
+      nir_instr_remove(&intr->instr);
+   } else {
+      nir_def_replace(&intr->def,
+                      nir_bindless_image_load_block_intel(b, intr->def.num_components,
+                                                          intr->def.bit_size, handle,
+                                                          intr->src[1].ssa,
+                                                          .image_dim = GLSL_SAMPLER_DIM_2D,
+                                                          .access = nir_intrinsic_access(intr)));
+   }
+   return true;
+}
+
 static bool
 weft_lower_image_intrinsic(nir_builder *b, nir_intrinsic_instr *intr,
                            const struct weft_lower_images_state *st)
@@ -513,6 +552,9 @@ weft_lower_image_intrinsic(nir_builder *b, nir_intrinsic_instr *intr,
    unsigned index;
 
    switch (intr->intrinsic) {
+   case nir_intrinsic_image_load_block_intel:
+   case nir_intrinsic_image_store_block_intel:
+      return weft_lower_image_block(b, intr, st);
    case nir_intrinsic_image_load:
    case nir_intrinsic_image_store:
    case nir_intrinsic_image_size:

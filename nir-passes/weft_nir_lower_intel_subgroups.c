@@ -14,6 +14,9 @@
  * - load/store_shared_block_intel (SPIR-V's block I/O on Workgroup
  *   pointers): the ISA has no SLM block instruction, so each lane accesses
  *   its own element i at base + (i * max sub-group size + lane) * size.
+ * - bindless_image_load/store_block_intel of N rows (after
+ *   weft_nir_lower_images): N one-row accesses, row i at (x, y + i), each
+ *   the ISA's ld.img / st.img.
  *
  * The layout is the specification's: element i of sub-group local id l is
  * p[l + i * max_sub_group_size], also in a partial sub-group.  A block
@@ -90,6 +93,38 @@ lower_block(nir_builder *b, nir_intrinsic_instr *intr, bool shared)
 }
 
 static bool
+lower_image_block(nir_builder *b, nir_intrinsic_instr *intr)
+{
+   bool store = intr->intrinsic == nir_intrinsic_bindless_image_store_block_intel;
+   nir_def *data = store ? intr->src[2].ssa : NULL;
+   nir_def *handle = intr->src[0].ssa, *coord = intr->src[1].ssa;
+   unsigned rows = store ? data->num_components : intr->def.num_components;
+   unsigned bits = store ? data->bit_size : intr->def.bit_size;
+   nir_def *comps[NIR_MAX_VEC_COMPONENTS];
+
+   if (rows == 1)
+      return false;
+   for (unsigned i = 0; i < rows; i++) {
+      nir_def *row = i ? nir_vec2(b, nir_channel(b, coord, 0),
+                                  nir_iadd_imm(b, nir_channel(b, coord, 1), i)) : coord;
+
+      if (store)
+         nir_bindless_image_store_block_intel(b, handle, row, nir_channel(b, data, i),
+                                              .image_dim = GLSL_SAMPLER_DIM_2D,
+                                              .access = nir_intrinsic_access(intr));
+      else
+         comps[i] = nir_bindless_image_load_block_intel(b, 1, bits, handle, row,
+                                                        .image_dim = GLSL_SAMPLER_DIM_2D,
+                                                        .access = nir_intrinsic_access(intr));
+   }
+   if (store)
+      nir_instr_remove(&intr->instr);
+   else
+      nir_def_replace(&intr->def, nir_vec(b, comps, rows));
+   return true;
+}
+
+static bool
 lower_intel_subgroups(nir_builder *b, nir_intrinsic_instr *intr, void *data)
 {
    b->cursor = nir_before_instr(&intr->instr);
@@ -104,6 +139,9 @@ lower_intel_subgroups(nir_builder *b, nir_intrinsic_instr *intr, void *data)
    case nir_intrinsic_load_shared_block_intel:
    case nir_intrinsic_store_shared_block_intel:
       return lower_block(b, intr, true);
+   case nir_intrinsic_bindless_image_load_block_intel:
+   case nir_intrinsic_bindless_image_store_block_intel:
+      return lower_image_block(b, intr);
    default:
       return false;
    }

@@ -23,8 +23,9 @@ extern "C" {
 bool weft_nir_lower_workgroup_collectives(nir_shader *nir, unsigned max_workgroup_size);
 
 /* SPV_INTEL_subgroups: the two-source shuffles on vectors and the block
- * reads and writes of several elements split per component / element, the
- * block I/O on shared memory as per-lane accesses. */
+ * reads and writes of several elements (or image rows) split per
+ * component / element / row, the block I/O on shared memory as per-lane
+ * accesses. */
 bool weft_nir_lower_intel_subgroups(nir_shader *nir);
 
 /* ldexp, correctly rounded, onto multiplications by powers of two (the

@@ -5,25 +5,12 @@
  * code computes is checked on the device model by the OpenCL conformance
  * suite, tests/conformance.)
  */
-#include <stdio.h>
 #include <string.h>
 
-#include "compiler/glsl_types.h"
-#include "compiler/nir/nir_builder.h"
-
 #include "weft_nir_passes.h"
+#include "weft_nir_test.h"
 
-static int passed, failed;
-
-#define CHECK(cond, ...)                                                      \
-   do {                                                                       \
-      if (!(cond)) {                                                          \
-         printf("        %s:%d: %s: ", __FILE__, __LINE__, #cond);            \
-         printf(__VA_ARGS__);                                                 \
-         printf("\n");                                                        \
-         ok = false;                                                          \
-      }                                                                       \
-   } while (0)
+#define CHECK(cond, ...) WEFT_NIR_CHECK(ok, cond, __VA_ARGS__)
 
 static const nir_shader_compiler_options options = {
    .has_enqueued_sysvals = true,
@@ -31,16 +18,45 @@ static const nir_shader_compiler_options options = {
 };
 
 struct census {
+   unsigned slm_base;
    unsigned collectives, barriers, reduces, iscans, escans, read_invocations;
    unsigned shared_accesses, shared_below; /* below the reserved slots */
    unsigned max_subgroup_size_loads;
    unsigned loops;
 };
 
+static void
+count_intrinsic(nir_intrinsic_instr *intr, void *data)
+{
+   struct census *c = data;
+
+   if (weft_nir_is_workgroup_collective(intr->intrinsic))
+      c->collectives++;
+   switch (intr->intrinsic) {
+   case nir_intrinsic_barrier:
+      if (nir_intrinsic_execution_scope(intr) == SCOPE_WORKGROUP)
+         c->barriers++;
+      break;
+   case nir_intrinsic_reduce: c->reduces++; break;
+   case nir_intrinsic_inclusive_scan: c->iscans++; break;
+   case nir_intrinsic_exclusive_scan: c->escans++; break;
+   case nir_intrinsic_read_invocation: c->read_invocations++; break;
+   case nir_intrinsic_load_max_subgroup_size: c->max_subgroup_size_loads++; break;
+   case nir_intrinsic_load_shared:
+   case nir_intrinsic_store_shared:
+      c->shared_accesses++;
+      if (nir_intrinsic_base(intr) < c->slm_base)
+         c->shared_below++;
+      break;
+   default:
+      break;
+   }
+}
+
 static struct census
 count(nir_shader *nir, unsigned slm_base)
 {
-   struct census c = { 0 };
+   struct census c = { .slm_base = slm_base };
 
    nir_foreach_function_impl(impl, nir) {
       nir_foreach_block(block, impl) {
@@ -48,34 +64,9 @@ count(nir_shader *nir, unsigned slm_base)
 
          if (parent->type == nir_cf_node_loop && nir_loop_first_block(nir_cf_node_as_loop(parent)) == block)
             c.loops++;
-         nir_foreach_instr(instr, block) {
-            if (instr->type != nir_instr_type_intrinsic)
-               continue;
-            nir_intrinsic_instr *intr = nir_instr_as_intrinsic(instr);
-            if (weft_nir_is_workgroup_collective(intr->intrinsic))
-               c.collectives++;
-            switch (intr->intrinsic) {
-            case nir_intrinsic_barrier:
-               if (nir_intrinsic_execution_scope(intr) == SCOPE_WORKGROUP)
-                  c.barriers++;
-               break;
-            case nir_intrinsic_reduce: c.reduces++; break;
-            case nir_intrinsic_inclusive_scan: c.iscans++; break;
-            case nir_intrinsic_exclusive_scan: c.escans++; break;
-            case nir_intrinsic_read_invocation: c.read_invocations++; break;
-            case nir_intrinsic_load_max_subgroup_size: c.max_subgroup_size_loads++; break;
-            case nir_intrinsic_load_shared:
-            case nir_intrinsic_store_shared:
-               c.shared_accesses++;
-               if (nir_intrinsic_base(intr) < slm_base)
-                  c.shared_below++;
-               break;
-            default:
-               break;
-            }
-         }
       }
    }
+   weft_nir_test_foreach_intrinsic(nir, count_intrinsic, &c);
    return c;
 }
 
@@ -87,7 +78,7 @@ static nir_shader *
 build(const char *name, unsigned size, unsigned user_shared, unsigned n, emit_fn emit,
       unsigned bit_size)
 {
-   nir_builder b = nir_builder_init_simple_shader(MESA_SHADER_KERNEL, &options, "%s", name);
+   nir_builder b = weft_nir_test_kernel(&options, name);
    nir_def *x = nir_u2uN(&b, nir_load_local_invocation_index(&b), bit_size);
    nir_def *addr = nir_imm_int64(&b, 0x10000);
 
@@ -184,18 +175,14 @@ check(const char *name, unsigned size, unsigned required_simd, unsigned user_sha
    CHECK(c.max_subgroup_size_loads == e.max_subgroup_size_loads * n, "%u max sub-group size loads",
          c.max_subgroup_size_loads);
 
-   printf("%-7s %s\n", ok ? "ok" : "FAILED", name);
-   if (ok)
-      passed++;
-   else
-      failed++;
+   weft_nir_test_report(ok, name);
    ralloc_free(nir);
 }
 
 int
 main(void)
 {
-   glsl_type_singleton_init_or_ref();
+   weft_nir_test_begin();
 
    /* Variable size: 1024 work-items at SIMD 8 are 128 slots of 8 bytes,
     * after the kernel's 20 bytes rounded up to 24. */
@@ -227,7 +214,5 @@ main(void)
          (struct expect){ .reduces = 1 });
    check("no-collectives", 0, 0, 12, 0, emit_reduce_add, 32, 12, (struct expect){ 0 });
 
-   glsl_type_singleton_decref();
-   printf("%d passed, %d failed\n", passed, failed);
-   return failed ? 1 : 0;
+   return weft_nir_test_end();
 }

@@ -5,7 +5,8 @@
  * opencl-c.h with clc's opencl-c-intel-subgroups.h) declare, the buffer
  * block reads and writes of cl_intel_subgroups (unsuffixed),
  * cl_intel_subgroups_short (_us), _char (_uc), _long (_ul) and their _ui
- * aliases with 1, 2, 4, 8 (and for _uc 16) elements, at SIMD 8, 16 and 32
+ * aliases with 1, 2, 4, 8 (and for _uc 16) elements, on global and (with
+ * cl_intel_subgroup_local_block_io) local memory, at SIMD 8, 16 and 32
  * in every shape of the suite, each checked against a reference here.
  * (The intel_sub_group_broadcast, _reduce_* and _scan_* of _short and
  * _char are checked with the sub-group collectives.)
@@ -293,6 +294,58 @@ num_groups_total(const struct shape *s)
    return g;
 }
 
+/* Local memory: each sub-group copies its region from the input into
+ * local memory, block-reads it there, block-writes its values to a second
+ * local region and copies that out, each lane its own elements, so the
+ * output is laid out as the global kernels'.  A work-group has at most
+ * LOCAL_BLOCK_ITEMS work-items (rounded up to the SIMD width). */
+#define LOCAL_BLOCK_ITEMS 64
+
+/* The suffix of the n-element functions ("" or "2" to "16") and their
+ * vector type. */
+static void
+block_names(const struct block_fn *f, unsigned n, char num[12], char vt[24])
+{
+   num[0] = 0;
+   if (n > 1)
+      snprintf(num, 12, "%u", n);
+   snprintf(vt, 24, "%s%s", f->type, num);
+}
+
+static char *
+local_block_kernel(char *src, const struct block_fn *f, unsigned n)
+{
+   char vt[24], num[12];
+
+   block_names(f, n, num, vt);
+   src = append(src,
+                "__kernel REQD void ilblk%s%u(__global const %s *in, __global %s *out,\n"
+                "                             ulong regions)\n{\n"
+                "   __local %s rd[%u], wr[%u];\n"
+                "   uint l = get_sub_group_local_id(), m = get_max_sub_group_size();\n"
+                "   uint lbase = get_sub_group_id() * m * %u;\n"
+                "   ulong base = ((ulong)" GROUP_LINEAR " * %u + get_sub_group_id()) * m * %u;\n"
+                "   for (uint e = 0; e < %u; e++)\n"
+                "      rd[lbase + e * m + l] = in[base + e * m + l];\n"
+                "   sub_group_barrier(CLK_LOCAL_MEM_FENCE);\n"
+                "   %s v = intel_sub_group_block_read%s%s(rd + lbase);\n",
+                f->sfx, n, f->type, f->type, f->type, LOCAL_BLOCK_ITEMS * STRIDE,
+                LOCAL_BLOCK_ITEMS * STRIDE, STRIDE, MAX_SG_PER_GROUP, STRIDE, n, vt, f->sfx, num);
+   if (n == 1)
+      src = append(src, "   out[GID * %u] = v;\n"
+                        "   intel_sub_group_block_write%s(wr + lbase, in[regions + GID * %u]);\n",
+                   STRIDE, f->sfx, STRIDE);
+   else
+      src = append(src, "   vstore%u(v, 0, out + GID * %u);\n"
+                        "   intel_sub_group_block_write%s%u(wr + lbase, vload%u(0, in + regions + GID * %u));\n",
+                   n, STRIDE, f->sfx, n, n, STRIDE);
+   return append(src, "   sub_group_barrier(CLK_LOCAL_MEM_FENCE);\n"
+                      "   for (uint e = 0; e < %u; e++)\n"
+                      "      out[N * %u + base + e * m + l] = wr[lbase + e * m + l];\n"
+                      "}\n",
+                 n, STRIDE);
+}
+
 static char *
 block_kernels(char *src)
 {
@@ -308,11 +361,9 @@ block_kernels(char *src)
       else if (*f->sfx)
          src = append(src, "#if defined(cl_intel_subgroups_short) || defined(cl_intel_subgroups_char)\n");
       for (unsigned n = 1; n <= f->max_n; n *= 2) {
-         char vt[24], num[12] = "";
+         char vt[24], num[12];
 
-         if (n > 1)
-            snprintf(num, sizeof(num), "%u", n);
-         snprintf(vt, sizeof(vt), "%s%s", f->type, num);
+         block_names(f, n, num, vt);
          src = append(src,
                       "__kernel REQD void iblk%s%u(__global const %s *in, __global %s *out,\n"
                       "                            ulong regions)\n{\n"
@@ -330,6 +381,9 @@ block_kernels(char *src)
                               "                                  vload%u(0, in + regions + GID * %u));\n",
                          n, STRIDE, f->sfx, n, STRIDE, n, STRIDE);
          src = append(src, "}\n");
+         src = append(src, "#ifdef cl_intel_subgroup_local_block_io\n");
+         src = local_block_kernel(src, f, n);
+         src = append(src, "#endif\n");
       }
       if (*f->sfx)
          src = append(src, "#endif\n");
@@ -399,11 +453,14 @@ check_block_group(const struct item *items, unsigned n, void *data)
 }
 
 static void
-run_blocks(struct cl *cl, cl_program prog, unsigned simd, const struct shape *s)
+run_blocks(struct cl *cl, cl_program prog, unsigned simd, const struct shape *s, bool local)
 {
    size_t n = total_items(s);
    cl_ulong regions = num_groups_total(s) * MAX_SG_PER_GROUP * simd * STRIDE;
+   const char *space = local ? " __local" : "";
 
+   if (local && s->local[0] * s->local[1] * s->local[2] > LOCAL_BLOCK_ITEMS)
+      return;
    for (unsigned b = 0; b < NUM_BLOCK_FNS; b++) {
       const struct block_fn *f = &block_fns[b];
       const struct type *t = block_type(f);
@@ -416,23 +473,23 @@ run_blocks(struct cl *cl, cl_program prog, unsigned simd, const struct shape *s)
          char name[64];
          bool ran;
 
-         snprintf(name, sizeof(name), "iblk%s%u", f->sfx, e);
+         snprintf(name, sizeof(name), "%s%s%u", local ? "ilblk" : "iblk", f->sfx, e);
          ran = run_with_arg(cl, prog, name, s, in, in_elems * f->size, out, out_elems * f->size,
                             &regions, sizeof(regions));
          if (ran)
             for_each_group(s, simd, check_block_group, &x);
          cases_in_matrix += 2;
          if (!ran) {
-            report(false, "intel_sub_group_block_read%s%u simd%u %s: did not run", f->sfx, e,
-                   simd, s->name);
-            report(false, "intel_sub_group_block_write%s%u simd%u %s: did not run", f->sfx, e,
-                   simd, s->name);
+            report(false, "intel_sub_group_block_read%s%u%s simd%u %s: did not run", f->sfx, e,
+                   space, simd, s->name);
+            report(false, "intel_sub_group_block_write%s%u%s simd%u %s: did not run", f->sfx, e,
+                   space, simd, s->name);
             continue;
          }
-         report(!x.read_bad, "intel_sub_group_block_read%s%u simd%u %s%s%s", f->sfx, e, simd,
-                s->name, x.read_bad ? ": " : "", x.read_bad ? x.first : "");
-         report(!x.write_bad && !x.untouched_bad, "intel_sub_group_block_write%s%u simd%u %s%s%s",
-                f->sfx, e, simd, s->name, x.write_bad || x.untouched_bad ? ": " : "",
+         report(!x.read_bad, "intel_sub_group_block_read%s%u%s simd%u %s%s%s", f->sfx, e, space,
+                simd, s->name, x.read_bad ? ": " : "", x.read_bad ? x.first : "");
+         report(!x.write_bad && !x.untouched_bad, "intel_sub_group_block_write%s%u%s simd%u %s%s%s",
+                f->sfx, e, space, simd, s->name, x.write_bad || x.untouched_bad ? ": " : "",
                 x.write_bad || x.untouched_bad ? x.first : "");
       }
       free(in);
@@ -585,7 +642,8 @@ run_intel_subgroups(struct cl *cl, bool slice)
          for (unsigned t = 0; t < num_types; t++)
             run_shuffles(cl, prog, simd, s, &types[t]);
          run_out_of_range(cl, prog, simd, s);
-         run_blocks(cl, prog, simd, s);
+         run_blocks(cl, prog, simd, s, false);
+         run_blocks(cl, prog, simd, s, true);
       }
       if (prog) {
          run_misaligned(cl, prog, simd);
@@ -594,8 +652,9 @@ run_intel_subgroups(struct cl *cl, bool slice)
    }
    run_fault(cl, src);
    printf("matrix: cl_intel_subgroups %llu cases (%u types x their widths x 4 shuffles + 21 block "
-          "reads and writes, x 3 widths x %s), %.1f s (%.1f s building)\n",
-          cases_in_matrix - first_case, num_types, slice ? "1 shape" : "11 shapes",
+          "reads and writes on global memory and 21 on local memory in the shapes of up to %u "
+          "work-items, x 3 widths x %s), %.1f s (%.1f s building)\n",
+          cases_in_matrix - first_case, num_types, LOCAL_BLOCK_ITEMS, slice ? "1 shape" : "11 shapes",
           now() - start, build_time);
    free(src);
 }

@@ -16,15 +16,17 @@
  * also in the VM): weft-cl-conformance-math.c (every math function's
  * accuracy against the specification's ULP tables), weft-cl-conformance-
  * intel.c (the cl_intel_subgroups shuffles and block reads and writes),
+ * weft-cl-conformance-intel-images.c (their block I/O on images),
  * weft-cl-conformance-enqueue.c (device-side enqueue).
  *
- *   weft-cl-conformance [--slice] [--clc20 | --math] [-v]
+ *   weft-cl-conformance [--slice] [--clc20 | --math | --intel] [-v]
  *
  * --slice: SIMD 8, 16 and 32 in one shape (1D, partial last sub-group)
  * for the VM tier: every function at least once per width.  Prints one
  * line per case, the matrix's size and "N passed, M failed".  --clc20: the
  * OpenCL C 2.0 tests only (weft-cl-clc20.c).  --math: the math functions'
- * accuracy only (weft-cl-conformance-math.c).
+ * accuracy only (weft-cl-conformance-math.c).  --intel: the Intel
+ * sub-group families only.
  */
 #include "weft-cl-conformance.h"
 
@@ -338,6 +340,20 @@ has_intel_collectives(const struct type *t)
    return t->kind != FLT && t->size <= 2;
 }
 
+/* What each work-item sees of its work-group and sub-group (check_ids_group). */
+static char *
+ids_kernel(char *src)
+{
+   return append(src,
+      "__kernel REQD void ids(__global uint *out)\n{\n"
+      "   uint v[%u] = { get_sub_group_size(), get_max_sub_group_size(), get_num_sub_groups(),\n"
+      "      get_enqueued_num_sub_groups(), get_sub_group_id(), get_sub_group_local_id(),\n"
+      "      get_local_size(0), get_local_size(1), get_local_size(2),\n"
+      "      get_enqueued_local_size(0), get_enqueued_local_size(1), get_enqueued_local_size(2) };\n"
+      "   for (int i = 0; i < %u; i++)\n"
+      "      out[i * N + GID] = v[i];\n}\n", IDS_OUTS, IDS_OUTS);
+}
+
 /* @subgroups: with the sub-group kernels (OpenCL C 3.0, or cl_khr_subgroups);
  * @work_groups: with the work-group collectives and what else needs OpenCL
  * C 2.0 or later (the ids, votes and spin kernels). */
@@ -405,14 +421,7 @@ kernel_source(bool subgroups, bool work_groups)
    }
    if (!subgroups || !work_groups)
       return src;
-   src = append(src,
-      "__kernel REQD void ids(__global uint *out)\n{\n"
-      "   uint v[%u] = { get_sub_group_size(), get_max_sub_group_size(), get_num_sub_groups(),\n"
-      "      get_enqueued_num_sub_groups(), get_sub_group_id(), get_sub_group_local_id(),\n"
-      "      get_local_size(0), get_local_size(1), get_local_size(2),\n"
-      "      get_enqueued_local_size(0), get_enqueued_local_size(1), get_enqueued_local_size(2) };\n"
-      "   for (int i = 0; i < %u; i++)\n"
-      "      out[i * N + GID] = v[i];\n}\n", IDS_OUTS, IDS_OUTS);
+   src = ids_kernel(src);
    /* Independent forward progress: the first sub-group spins on a flag
     * that only the last one sets, with no barrier between them. */
    src = append(src,
@@ -709,7 +718,9 @@ run_with_arg(struct cl *cl, cl_program prog, const char *name, const struct shap
       goto out;
    if (arg && clSetKernelArg(k, a++, arg_size, arg))
       goto out;
-   err = clEnqueueNDRangeKernel(cl->q, k, s->dims, NULL, s->global, s->local, 0, NULL, NULL);
+   /* A local size of 0: NULL, the implementation's choice. */
+   err = clEnqueueNDRangeKernel(cl->q, k, s->dims, NULL, s->global, s->local[0] ? s->local : NULL,
+                                0, NULL, NULL);
    if (err) {
       fprintf(stderr, "clEnqueueNDRangeKernel(%s, %s): %d\n", name, s->name, err);
       goto out;
@@ -1251,7 +1262,7 @@ now(void)
 int
 main(int argc, char **argv)
 {
-   bool slice = false, clc20_only = false, math_only = false;
+   bool slice = false, clc20_only = false, math_only = false, intel_only = false, only;
    struct cl cl = {0};
    cl_platform_id plats[8];
    cl_uint np = 0;
@@ -1264,13 +1275,16 @@ main(int argc, char **argv)
          clc20_only = true;
       else if (!strcmp(argv[i], "--math"))
          math_only = true;
+      else if (!strcmp(argv[i], "--intel"))
+         intel_only = true;
       else if (!strcmp(argv[i], "-v"))
          verbose = 1;
       else {
-         fprintf(stderr, "usage: %s [--slice] [--clc20 | --math] [-v]\n", argv[0]);
+         fprintf(stderr, "usage: %s [--slice] [--clc20 | --math | --intel] [-v]\n", argv[0]);
          return 2;
       }
    }
+   only = clc20_only || math_only || intel_only;
    if (clGetPlatformIDs(8, plats, &np) || !np) {
       printf("no OpenCL platform\n0 passed, 1 failed\n");
       return 1;
@@ -1310,7 +1324,7 @@ main(int argc, char **argv)
       unsigned simd = programs[w].simd;
       double t0 = now();
 
-      if ((slice && !programs[w].all_shapes) || clc20_only || math_only)
+      if ((slice && !programs[w].all_shapes) || only)
          continue;
       std_tag = programs[w].tag;
       cl_program prog = build(&cl, programs[w].work_groups ? src : src_sg, simd, programs[w].std);
@@ -1343,20 +1357,22 @@ main(int argc, char **argv)
          clReleaseProgram(prog);
    }
    std_tag = "";
-   if (!clc20_only)
+   if (!clc20_only && !intel_only)
       run_math(&cl, slice);
-   if (!clc20_only && !math_only)
+   if (!only)
       run_images(&cl, slice);
-   if (!math_only)
+   if (!math_only && !intel_only)
       run_clc20(&cl, slice);
-   if (!slice && !clc20_only && !math_only) {
+   if (!slice && !only) {
       run_api_misuse(&cl, src);
       run_constant_args(&cl);
       run_bad_input(&cl, src);
    }
-   if (!math_only)
+   if (!clc20_only && !math_only) {
       run_intel_subgroups(&cl, slice);
-   if (!clc20_only && !math_only)
+      run_intel_image_blocks(&cl, slice);
+   }
+   if (!clc20_only && !math_only && !intel_only)
       run_enqueue(&cl, slice);
    free(src);
    free(src_sg);

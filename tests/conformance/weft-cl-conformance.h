@@ -101,4 +101,8 @@ void run_intel_subgroups(struct cl *cl, bool slice);
 /* weft-cl-conformance-enqueue.c: device-side enqueue, as far as it is built. */
 void run_enqueue(struct cl *cl, bool slice);
 
+/* weft-cl-conformance-intel-images.c: their block reads and writes on
+ * image2d_t. */
+void run_intel_image_blocks(struct cl *cl, bool slice);
+
 #endif

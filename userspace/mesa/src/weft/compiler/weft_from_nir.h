@@ -64,6 +64,7 @@ void weft_emit_s2r(struct weft_ctx *ctx, uint32_t dst, unsigned bits, const char
 uint32_t weft_offset32(struct weft_ctx *ctx, nir_src src);
 
 void weft_emit_alu(struct weft_ctx *ctx, nir_alu_instr *alu);
+void weft_emit_pack_64(struct weft_ctx *ctx, uint32_t dst, uint32_t lo, uint32_t hi);
 void weft_emit_intrinsic(struct weft_ctx *ctx, nir_intrinsic_instr *intr);
 void weft_emit_xlane(struct weft_ctx *ctx, nir_intrinsic_instr *intr);
 

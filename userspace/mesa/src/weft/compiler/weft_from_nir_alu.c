@@ -131,6 +131,26 @@ weft_emit_float_cvt(struct weft_ctx *ctx, nir_alu_instr *alu)
       ->in.t2 = weft_type(nir_src_bit_size(alu->src[0].src), sk);
 }
 
+/* @dst (64-bit) = @lo | @hi << 32, for 32-bit @lo and @hi. */
+void
+weft_emit_pack_64(struct weft_ctx *ctx, uint32_t dst, uint32_t lo, uint32_t hi)
+{
+   uint32_t lo64 = weft_ir_vreg(ctx->ir, 64), hi64 = weft_ir_vreg(ctx->ir, 64);
+   uint32_t his = weft_ir_vreg(ctx->ir, 64);
+   struct weft_ir_instr *I;
+
+   weft_emit_cvt(ctx, lo64, 64, lo, 32, false);
+   weft_emit_cvt(ctx, hi64, 64, hi, 32, false);
+   I = weft_ir_emit(ctx->ir, WEFT_OP_SHL, WEFT_TYPE_U64, 0);
+   weft_ir_set(I, WEFT_IR_D, his);
+   weft_ir_set(I, WEFT_IR_A, hi64);
+   weft_ir_set_imm(I, 32);
+   I = weft_ir_emit(ctx->ir, WEFT_OP_OR, WEFT_TYPE_U64, 0);
+   weft_ir_set(I, WEFT_IR_D, dst);
+   weft_ir_set(I, WEFT_IR_A, his);
+   weft_ir_set(I, WEFT_IR_B, lo64);
+}
+
 void
 weft_emit_alu(struct weft_ctx *ctx, nir_alu_instr *alu)
 {
@@ -232,22 +252,11 @@ weft_emit_alu(struct weft_ctx *ctx, nir_alu_instr *alu)
       weft_ir_set(I, WEFT_IR_C, weft_src(ctx, alu->src[0].src, alu->src[0].swizzle[0]));
       return;
    }
-   case nir_op_pack_64_2x32_split: {
-      uint32_t lo = weft_ir_vreg(ctx->ir, 64), hi = weft_ir_vreg(ctx->ir, 64);
-      uint32_t his = weft_ir_vreg(ctx->ir, 64);
-
-      weft_emit_cvt(ctx, lo, 64, weft_src(ctx, alu->src[0].src, alu->src[0].swizzle[0]), 32, false);
-      weft_emit_cvt(ctx, hi, 64, weft_src(ctx, alu->src[1].src, alu->src[1].swizzle[0]), 32, false);
-      I = weft_ir_emit(ctx->ir, WEFT_OP_SHL, WEFT_TYPE_U64, 0);
-      weft_ir_set(I, WEFT_IR_D, his);
-      weft_ir_set(I, WEFT_IR_A, hi);
-      weft_ir_set_imm(I, 32);
-      I = weft_ir_emit(ctx->ir, WEFT_OP_OR, WEFT_TYPE_U64, 0);
-      weft_ir_set(I, WEFT_IR_D, weft_def(ctx, &alu->def, 0));
-      weft_ir_set(I, WEFT_IR_A, his);
-      weft_ir_set(I, WEFT_IR_B, lo);
+   case nir_op_pack_64_2x32_split:
+      weft_emit_pack_64(ctx, weft_def(ctx, &alu->def, 0),
+                        weft_src(ctx, alu->src[0].src, alu->src[0].swizzle[0]),
+                        weft_src(ctx, alu->src[1].src, alu->src[1].swizzle[0]));
       return;
-   }
    case nir_op_unpack_64_2x32_split_x:
       weft_emit_cvt(ctx, weft_def(ctx, &alu->def, 0), 32,
                     weft_src(ctx, alu->src[0].src, alu->src[0].swizzle[0]), 64, false);

@@ -146,6 +146,33 @@ weft_emit_block(struct weft_ctx *ctx, nir_intrinsic_instr *intr)
    weft_ir_set(I, WEFT_IR_D, store ? weft_src(ctx, *data, 0) : weft_def(ctx, &intr->def, 0));
 }
 
+/* One row of a sub-group block read or write of a 2D image (the rows were
+ * split by weft_nir_lower_intel_subgroups): ld.img / st.img on the
+ * descriptor at the argument buffer + the handle, (x, y) as the register
+ * pair the instruction takes. */
+static void
+weft_emit_image_block(struct weft_ctx *ctx, nir_intrinsic_instr *intr)
+{
+   bool store = intr->intrinsic == nir_intrinsic_bindless_image_store_block_intel;
+   nir_src *data = store ? &intr->src[2] : NULL;
+   unsigned bits = store ? nir_src_bit_size(*data) : intr->def.bit_size;
+   unsigned rows = store ? nir_src_num_components(*data) : intr->def.num_components;
+   uint32_t xy = weft_ir_vreg(ctx->ir, 64), desc;
+   struct weft_ir_instr *I;
+
+   if (rows != 1 || bits > 32) {
+      weft_fail(ctx, "a %u-row sub-group image block %s of %u-bit elements", rows,
+                store ? "write" : "read", bits);
+      return;
+   }
+   weft_emit_pack_64(ctx, xy, weft_src(ctx, intr->src[1], 0), weft_src(ctx, intr->src[1], 1));
+   desc = weft_add_offset64(ctx, ctx->args, intr->src[0]);
+   I = weft_ir_emit(ctx->ir, store ? WEFT_OP_ST_IMG : WEFT_OP_LD_IMG, weft_type(bits, false), 0);
+   weft_ir_set(I, WEFT_IR_A, desc);
+   weft_ir_set(I, WEFT_IR_B, xy);
+   weft_ir_set(I, WEFT_IR_D, store ? weft_src(ctx, *data, 0) : weft_def(ctx, &intr->def, 0));
+}
+
 void
 weft_emit_intrinsic(struct weft_ctx *ctx, nir_intrinsic_instr *intr)
 {
@@ -316,6 +343,10 @@ weft_emit_intrinsic(struct weft_ctx *ctx, nir_intrinsic_instr *intr)
    case nir_intrinsic_load_global_block_intel:
    case nir_intrinsic_store_global_block_intel:
       weft_emit_block(ctx, intr);
+      return;
+   case nir_intrinsic_bindless_image_load_block_intel:
+   case nir_intrinsic_bindless_image_store_block_intel:
+      weft_emit_image_block(ctx, intr);
       return;
    default:
       weft_fail(ctx, "intrinsic %s", nir_intrinsic_infos[intr->intrinsic].name);
