@@ -28,9 +28,6 @@
 
 #include "weft_nir_passes.h"
 
-/* Bytes per sub-group slot: the widest collective type is 64-bit. */
-#define WEFT_WG_SLOT_BYTES 8
-
 struct weft_wg_state {
    unsigned max_workgroup_size;
    unsigned slm_base; /* 0 until the first collective reserved the slots */

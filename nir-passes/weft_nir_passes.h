@@ -22,6 +22,20 @@ extern "C" {
  * its size. */
 bool weft_nir_lower_workgroup_collectives(nir_shader *nir, unsigned max_workgroup_size);
 
+/* The bytes of a work-group collective's slot, one per sub-group: the
+ * widest collective type is 64-bit. */
+#define WEFT_WG_SLOT_BYTES 8
+
+/* The most shared memory weft_nir_lower_workgroup_collectives reserves
+ * (a slot per sub-group of SIMD 8 in the largest work-group); the driver
+ * reports its local memory less this, so that a kernel may use all it
+ * reports and a collective. */
+static inline unsigned
+weft_nir_workgroup_collectives_max_shared(unsigned max_workgroup_size)
+{
+   return DIV_ROUND_UP(max_workgroup_size, 8) * WEFT_WG_SLOT_BYTES;
+}
+
 /* SPV_INTEL_subgroups: the two-source shuffles on vectors and the block
  * reads and writes of several elements (or image rows) split per
  * component / element / row, the block I/O on shared memory as per-lane

@@ -718,9 +718,7 @@ run_with_arg(struct cl *cl, cl_program prog, const char *name, const struct shap
       goto out;
    if (arg && clSetKernelArg(k, a++, arg_size, arg))
       goto out;
-   /* A local size of 0: NULL, the implementation's choice. */
-   err = clEnqueueNDRangeKernel(cl->q, k, s->dims, NULL, s->global, s->local[0] ? s->local : NULL,
-                                0, NULL, NULL);
+   err = clEnqueueNDRangeKernel(cl->q, k, s->dims, NULL, s->global, s->local, 0, NULL, NULL);
    if (err) {
       fprintf(stderr, "clEnqueueNDRangeKernel(%s, %s): %d\n", name, s->name, err);
       goto out;
@@ -953,6 +951,185 @@ build(struct cl *cl, const char *src, unsigned simd, const char *std)
       return NULL;
    }
    return p;
+}
+
+struct wg_size_ctx {
+   const uint32_t *out;
+   size_t n;
+   unsigned bad;
+   char first[160];
+};
+
+static void
+check_wg_size_group(const struct item *items, unsigned n, void *data)
+{
+   struct wg_size_ctx *x = data;
+
+   for (unsigned i = 0; i < n; i++) {
+      const struct item *it = &items[i];
+      uint32_t size = x->out[it->global_linear], linear = x->out[x->n + it->global_linear];
+
+      if ((size != it->n_local || linear != it->local_linear) && !x->bad++)
+         snprintf(x->first, sizeof(x->first),
+                  "item %zu: work_group_reduce_add(1) %u, local linear id %u; want %u, %u",
+                  it->global_linear, size, linear, it->n_local, it->local_linear);
+   }
+}
+
+/* reqd_work_group_size in a non-uniform NDRange: the remainder work-groups
+ * are smaller than the required size (OpenCL 2.0 allows it unless built
+ * with -cl-uniform-work-group-size), so the compiler must not take the
+ * required size for the work-group's.  Checked with the ids of every
+ * work-item and a work-group reduction; and a local size other than the
+ * required one is CL_INVALID_WORK_GROUP_SIZE.  (With a NULL local size
+ * Rusticl 25.0.7 picks its own size, not the required one, which the
+ * kernel was compiled for: not checked until Rusticl is fixed.) */
+static void
+run_reqd_work_group_size(struct cl *cl, bool slice)
+{
+   static const unsigned simds[] = {8, 16, 32};
+
+   for (unsigned si = 0; si < NUM_SHAPES; si++) {
+      const struct shape *s = &shapes[si];
+      char opts[96];
+
+      if (!strstr(s->name, "non-uniform") || (slice && strcmp(s->name, "1d-non-uniform")))
+         continue;
+      snprintf(opts, sizeof(opts), "-cl-std=CL3.0 -DLX=%zu -DLY=%zu -DLZ=%zu", s->local[0],
+               s->local[1], s->local[2]);
+      for (unsigned w = 0; w < 3; w++) {
+         unsigned simd = simds[w];
+         char *src = append(NULL,
+            "#define REQD __attribute__((intel_reqd_sub_group_size(SIMD))) \\\n"
+            "             __attribute__((reqd_work_group_size(LX, LY, LZ)))\n"
+            "#define GID (get_global_id(0) + get_global_id(1) * get_global_size(0) + \\\n"
+            "             get_global_id(2) * get_global_size(0) * get_global_size(1))\n"
+            "#define N (get_global_size(0) * get_global_size(1) * get_global_size(2))\n");
+         src = ids_kernel(src);
+         src = append(src, "__kernel REQD void wg_size(__global uint *out)\n{\n"
+                           "   out[GID] = work_group_reduce_add(1u);\n"
+                           "   out[N + GID] = get_local_linear_id();\n}\n");
+         cl_program prog = build(cl, src, simd, opts);
+         size_t n = total_items(s);
+         uint32_t *out = calloc(n * IDS_OUTS, 4);
+
+         struct ids_ctx ids = {out, n, simd};
+         struct wg_size_ctx wg = {out, n};
+
+         cases_in_matrix += 2;
+         if (!prog || !run(cl, prog, "ids", s, NULL, 0, out, n * IDS_OUTS * 4)) {
+            report(false, "reqd_work_group_size ids simd%u %s: did not run", simd, s->name);
+         } else {
+            for_each_group(s, simd, check_ids_group, &ids);
+            report(!ids.bad, "reqd_work_group_size ids simd%u %s%s%s", simd, s->name,
+                   ids.bad ? ": " : "", ids.bad ? ids.first : "");
+         }
+         if (!prog || !run(cl, prog, "wg_size", s, NULL, 0, out, n * 2 * 4)) {
+            report(false, "reqd_work_group_size work_group_reduce_add simd%u %s: did not run",
+                   simd, s->name);
+         } else {
+            for_each_group(s, simd, check_wg_size_group, &wg);
+            report(!wg.bad, "reqd_work_group_size work_group_reduce_add simd%u %s%s%s", simd,
+                   s->name, wg.bad ? ": " : "", wg.bad ? wg.first : "");
+         }
+         if (prog && w == 0) {
+            cl_int err;
+            cl_kernel k = clCreateKernel(prog, "ids", &err);
+            cl_mem buf = clCreateBuffer(cl->ctx, CL_MEM_READ_WRITE, n * IDS_OUTS * 4, NULL, &err);
+            size_t other[3] = {s->local[0] / 2, s->local[1], s->local[2]}, compiled[3] = {0};
+
+            cases_in_matrix++;
+            clGetKernelWorkGroupInfo(k, cl->dev, CL_KERNEL_COMPILE_WORK_GROUP_SIZE,
+                                     sizeof(compiled), compiled, NULL);
+            report(!memcmp(compiled, s->local, sizeof(compiled)),
+                   "reqd_work_group_size %s: CL_KERNEL_COMPILE_WORK_GROUP_SIZE (%zu, %zu, %zu)",
+                   s->name, compiled[0], compiled[1], compiled[2]);
+            clSetKernelArg(k, 0, sizeof(buf), &buf);
+            expect(clEnqueueNDRangeKernel(cl->q, k, s->dims, NULL, s->global, other, 0, NULL,
+                                          NULL),
+                   CL_INVALID_WORK_GROUP_SIZE, "reqd_work_group_size: another local size");
+            clReleaseMemObject(buf);
+            clReleaseKernel(k);
+         }
+         if (prog)
+            clReleaseProgram(prog);
+         free(out);
+         free(src);
+      }
+   }
+}
+
+/* A kernel may use all of CL_DEVICE_LOCAL_MEM_SIZE, as a __local argument
+ * or as a __local array of its own, and a work-group collective, whose
+ * slots the compiler places in local memory too: at the largest work-group
+ * and SIMD 8, where the slots are the most.  Each work-item fills its
+ * words, then sums others' after a barrier, and work_group_reduce_add
+ * sums the sums: every word is written and read. */
+static void
+run_local_mem_with_collective(struct cl *cl)
+{
+   static const char *const src =
+      "#ifdef AS_ARG\n"
+      "#define LOCAL_BUF __local uint *buf,\n"
+      "#else\n"
+      "#define LOCAL_BUF\n"
+      "#endif\n"
+      "__kernel __attribute__((intel_reqd_sub_group_size(8)))\n"
+      "void full_local(LOCAL_BUF __global uint *out)\n"
+      "{\n"
+      "#ifndef AS_ARG\n"
+      "   __local uint buf[WORDS];\n"
+      "#endif\n"
+      "   uint l = get_local_id(0), n = get_local_size(0), s = 0;\n"
+      "   for (uint i = l; i < WORDS; i += n)\n"
+      "      buf[i] = i * 3u + 1u;\n"
+      "   barrier(CLK_LOCAL_MEM_FENCE);\n"
+      "   for (uint i = l; i < WORDS; i += n)\n"
+      "      s += buf[WORDS - 1 - i];\n"
+      "   out[get_global_id(0)] = work_group_reduce_add(s);\n"
+      "}\n";
+   cl_ulong local_mem = 0;
+   size_t max_wg = 0;
+
+   clGetDeviceInfo(cl->dev, CL_DEVICE_LOCAL_MEM_SIZE, sizeof(local_mem), &local_mem, NULL);
+   clGetDeviceInfo(cl->dev, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof(max_wg), &max_wg, NULL);
+   for (unsigned as_arg = 0; as_arg < 2; as_arg++) {
+      size_t words = local_mem / 4, global = 2 * max_wg;
+      uint32_t want = (uint32_t)(3ull * words * (words - 1) / 2 + words), *out = NULL;
+      struct shape s = {"1d", 1, {global, 1, 1}, {max_wg, 1, 1}};
+      char opts[96];
+      cl_program prog;
+      cl_kernel k = NULL;
+      cl_mem buf = NULL;
+      cl_int err = CL_INVALID_VALUE;
+      unsigned bad = 0;
+
+      snprintf(opts, sizeof(opts), "-cl-std=CL3.0 -DWORDS=%zuu%s", words, as_arg ? " -DAS_ARG" : "");
+      prog = build(cl, src, 8, opts);
+      out = calloc(global, 4);
+      if (prog)
+         k = clCreateKernel(prog, "full_local", &err);
+      buf = clCreateBuffer(cl->ctx, CL_MEM_READ_WRITE, global * 4, NULL, &err);
+      if (k && buf && (!as_arg || !clSetKernelArg(k, 0, local_mem, NULL)) &&
+          !clSetKernelArg(k, as_arg, sizeof(buf), &buf))
+         err = clEnqueueNDRangeKernel(cl->q, k, 1, NULL, s.global, s.local, 0, NULL, NULL);
+      if (!err)
+         err = clEnqueueReadBuffer(cl->q, buf, CL_TRUE, 0, global * 4, out, 0, NULL, NULL);
+      for (size_t i = 0; !err && i < global; i++)
+         bad += out[i] != want;
+      cases_in_matrix++;
+      report(!err && !bad, "all of CL_DEVICE_LOCAL_MEM_SIZE (%llu bytes) as a %s and "
+             "work_group_reduce_add at %zu work-items, SIMD 8%s (error %d, %u wrong)",
+             (unsigned long long)local_mem, as_arg ? "__local argument" : "__local array",
+             max_wg, !err && !bad ? "" : ": FAILED", err, bad);
+      if (k)
+         clReleaseKernel(k);
+      if (prog)
+         clReleaseProgram(prog);
+      if (buf)
+         clReleaseMemObject(buf);
+      free(out);
+   }
 }
 
 /* CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS, as a program sees it:
@@ -1363,6 +1540,10 @@ main(int argc, char **argv)
       run_images(&cl, slice);
    if (!math_only && !intel_only)
       run_clc20(&cl, slice);
+   if (!only) {
+      run_reqd_work_group_size(&cl, slice);
+      run_local_mem_with_collective(&cl);
+   }
    if (!slice && !only) {
       run_api_misuse(&cl, src);
       run_constant_args(&cl);

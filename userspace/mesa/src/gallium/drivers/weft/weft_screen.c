@@ -114,8 +114,12 @@ weft_get_compute_param(struct pipe_screen *pscreen, enum pipe_shader_ir ir_type,
       os_get_total_physical_memory(&mem);
       mem = MIN2(mem / 2, 1ull << 30);
       RET((uint64_t[]){mem});
+   /* CL_DEVICE_LOCAL_MEM_SIZE: what is left after the work-group
+    * collectives' slots, which the compiler places after the kernel's
+    * own local memory. */
    case PIPE_COMPUTE_CAP_MAX_LOCAL_SIZE:
-      RET((uint64_t[]){s->info.slm_size});
+      RET((uint64_t[]){s->info.slm_size -
+                       weft_nir_workgroup_collectives_max_shared(s->info.max_wg_size)});
    case PIPE_COMPUTE_CAP_MAX_PRIVATE_SIZE:
       RET((uint64_t[]){0});
    case PIPE_COMPUTE_CAP_MAX_INPUT_SIZE:
@@ -257,6 +261,10 @@ weft_init_screen_caps(struct weft_screen *s)
     * manual's platform.rst, "Memory coherence").
     */
    caps->buffer_map_in_place = true;
+   /* The device switches sub-groups at backward jumps, not only at
+    * barriers (execution.rst, "Sub-groups of a work-group make independent
+    * forward progress"): CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS. */
+   caps->subgroup_independent_forward_progress = true;
    caps->query_timestamp = true;
    caps->timer_resolution = 1;
    caps->endianness = PIPE_ENDIAN_LITTLE;
