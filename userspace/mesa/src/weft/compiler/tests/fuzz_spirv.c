@@ -61,6 +61,8 @@ static const struct spirv_capabilities caps = {
    .LiteralSampler = true,
    .SampledBuffer = true,
    .Sampled1D = true,
+   .SubgroupBufferBlockIOINTEL = true,
+   .SubgroupShuffleINTEL = true,
    .Vector16 = true,
 };
 
