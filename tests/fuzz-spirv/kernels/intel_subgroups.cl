@@ -1,7 +1,7 @@
 // cl_intel_subgroups and its siblings (SPV_INTEL_subgroups): shuffles on
 // scalars and vectors, buffer block reads and writes of 1 to 16 elements,
-// and block reads and writes on local memory (cl_intel_subgroup_local_block_io,
-// which the device does not report but a SPIR-V module may use).
+// block reads and writes on local memory (cl_intel_subgroup_local_block_io)
+// and on read_only, write_only and read_write images.
 #pragma OPENCL EXTENSION cl_khr_fp16 : enable
 // Declared here: the corpus is built without the extensions' headers.
 #define OVLD __attribute__((overloadable))
@@ -44,4 +44,21 @@ kernel void intel_blocks(global uint *p, global uchar *b, global ushort *s, glob
    uint4 w = intel_sub_group_block_read4(slm);
    intel_sub_group_block_write_us((local ushort *)slm + 8, (ushort)w.y);
    p[get_global_id(0)] = w.x + w.z;
+}
+
+uint2 OVLD intel_sub_group_block_read2(read_only image2d_t img, int2 coord);
+ushort8 OVLD intel_sub_group_block_read_us8(read_write image2d_t img, int2 coord);
+void OVLD intel_sub_group_block_write4(write_only image2d_t img, int2 coord, uint4 v);
+void OVLD intel_sub_group_block_write_us8(read_write image2d_t img, int2 coord, ushort8 v);
+uchar16 OVLD intel_sub_group_block_read_uc16(read_only image2d_t img, int2 coord);
+
+kernel void intel_image_blocks(read_only image2d_t src, write_only image2d_t dst,
+                               read_write image2d_t rw, global uint *out, int2 at)
+{
+   uint2 v = intel_sub_group_block_read2(src, at);
+   intel_sub_group_block_write4(dst, at + (int2)(4, 1), (uint4)(v, v.y, v.x));
+   ushort8 s = intel_sub_group_block_read_us8(rw, at);
+   intel_sub_group_block_write_us8(rw, at - (int2)(2, 3), s + (ushort8)(1));
+   uchar16 c = intel_sub_group_block_read_uc16(src, (int2)(-3, at.y));
+   out[get_global_id(0)] = v.x + s.s7 + c.sf;
 }

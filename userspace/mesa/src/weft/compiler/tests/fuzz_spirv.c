@@ -62,6 +62,7 @@ static const struct spirv_capabilities caps = {
    .SampledBuffer = true,
    .Sampled1D = true,
    .SubgroupBufferBlockIOINTEL = true,
+   .SubgroupImageBlockIOINTEL = true,
    .SubgroupShuffleINTEL = true,
    .Vector16 = true,
 };
