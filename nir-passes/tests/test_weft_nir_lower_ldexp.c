@@ -12,13 +12,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "compiler/glsl_types.h"
-#include "compiler/nir/nir_builder.h"
 #include "util/half_float.h"
 
 #include "weft_nir_passes.h"
-
-static int passed, failed;
+#include "weft_nir_test.h"
 
 static const nir_shader_compiler_options options = { 0 };
 
@@ -106,7 +103,7 @@ optimize(nir_shader *nir)
 static bool
 check_vector(const uint64_t *x, const int *n, unsigned comps, unsigned bits, bool opaque_x)
 {
-   nir_builder b = nir_builder_init_simple_shader(MESA_SHADER_KERNEL, &options, "ldexp");
+   nir_builder b = weft_nir_test_kernel(&options, "ldexp");
    nir_def *xs[NIR_MAX_VEC_COMPONENTS], *ns[NIR_MAX_VEC_COMPONENTS];
    bool ok = true;
 
@@ -188,20 +185,20 @@ check_type(unsigned bits)
             vector_ok &= check_vector(x, n, 4, bits, true);
       }
    }
-   printf("%-7s ldexp-f%u-scalar\n", scalar_ok ? "ok" : "FAILED", bits);
-   printf("%-7s ldexp-f%u-vec4\n", vector_ok ? "ok" : "FAILED", bits);
-   passed += scalar_ok + vector_ok;
-   failed += !scalar_ok + !vector_ok;
+   char name[32];
+
+   snprintf(name, sizeof(name), "ldexp-f%u-scalar", bits);
+   weft_nir_test_report(scalar_ok, name);
+   snprintf(name, sizeof(name), "ldexp-f%u-vec4", bits);
+   weft_nir_test_report(vector_ok, name);
 }
 
 int
 main(void)
 {
-   glsl_type_singleton_init_or_ref();
+   weft_nir_test_begin();
    check_type(16);
    check_type(32);
    check_type(64);
-   glsl_type_singleton_decref();
-   printf("%d passed, %d failed\n", passed, failed);
-   return failed ? 1 : 0;
+   return weft_nir_test_end();
 }
