@@ -52,17 +52,6 @@ struct dc_entry {
 
 struct sg_state;
 
-/* What a sub-group knows about its place in the dispatch. */
-struct sg_ctx {
-	const struct weft_dispatch_params *dp;
-	const uint64_t *ngroups;
-	uint32_t gid[3];
-	uint32_t lsz[3];	/* actual size of this (possibly partial) group */
-	uint32_t nitems, nsub, sg;
-	bool lid_valid;		/* lid[] computed for this sub-group */
-	uint32_t lid[3][WEFT_MAX_LANES];
-};
-
 /* A running dispatch. */
 struct weft_job {
 	const struct weft_dispatch_params *dp;
@@ -188,7 +177,7 @@ static inline const struct dc_entry *fetch(struct weft_worker *w, const struct d
 }
 
 /* Local ids of the sub-group's lanes: one division, then counting. */
-static void compute_lids(struct sg_ctx *c)
+void weft_sg_compute_lids(struct sg_ctx *c)
 {
 	uint32_t simd = c->dp->simd, lin = c->sg * simd;
 	uint32_t x = lin % c->lsz[0], y = (lin / c->lsz[0]) % c->lsz[1];
@@ -301,7 +290,7 @@ static void exec_s2r(struct sg_ctx *c, const struct weft_inst *in,
 		break;
 	case WEFT_SR_LOCAL_ID_X ... WEFT_SR_LOCAL_ID_Z:
 		if (!c->lid_valid)
-			compute_lids(c);
+			weft_sg_compute_lids(c);
 		for (unsigned l = 0; l < NL; l++)
 			v[l] = c->lid[sr - WEFT_SR_LOCAL_ID_X][l];
 		break;
@@ -309,7 +298,7 @@ static void exec_s2r(struct sg_ctx *c, const struct weft_inst *in,
 		uint64_t base;
 
 		if (!c->lid_valid)
-			compute_lids(c);
+			weft_sg_compute_lids(c);
 		i = sr - WEFT_SR_GLOBAL_ID_X;
 		base = (uint64_t)c->gid[i] * dp->lsize[i] + dp->goff[i];
 		for (unsigned l = 0; l < NL; l++)
@@ -1714,7 +1703,11 @@ int weft_jit_cf(struct weft_jit_ctx *x, const struct weft_inst *in, uint64_t pc,
 static int run_translated(struct weft_worker *w, struct sg_ctx *c, struct sg_state *s)
 {
 	struct weft_jit_ctx x = { .R = w->R, .M = w->M, .mask = &s->mask, .pc = &s->pc,
-				  .base = c->dp->code, .args = c->dp->args, .mmu = &w->slot->mmu, .w = w, .s = s, .c = c };
+				  .base = c->dp->code, .args = c->dp->args, .mmu = &w->slot->mmu,
+				  .slm = w->slm,
+				  .scratch = w->scratch ? w->scratch + (uint64_t)s->slot * WEFT_MAX_LANES *
+								  c->dp->scratch : NULL,
+				  .w = w, .s = s, .c = c };
 	int r;
 
 	set_mask(s, w->M, s->mask, c->dp->simd);

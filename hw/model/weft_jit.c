@@ -209,19 +209,26 @@ bool weft_jit_native(const struct weft_inst *in)
 	case WEFT_OP_SET_GE:
 		return is32(in->t) || is64(in->t);
 	case WEFT_OP_LD_GLOBAL: case WEFT_OP_ST_GLOBAL:
-		return is32(in->t) || is64(in->t);
+	case WEFT_OP_LD_LOCAL ... WEFT_OP_ST_SCRATCH_V4:
+	case WEFT_OP_S2R:
+		return true;
 	case WEFT_OP_FADD: case WEFT_OP_FSUB: case WEFT_OP_FMUL: case WEFT_OP_FFMA:
 		return in->t == WEFT_TYPE_F32;
 	case WEFT_OP_CVT:
 		return (is32(in->t) || is64(in->t)) && (is32(in->t2) || is64(in->t2));
-	case WEFT_OP_S2R:
-		return in->mod == WEFT_SR_LANE_ID || in->mod == WEFT_SR_ARGS;
 	case WEFT_OP_SHFL_IDX: case WEFT_OP_SHFL_XOR: case WEFT_OP_SHFL_UP: case WEFT_OP_SHFL_DOWN:
 	case WEFT_OP_BCAST:
 		return in->has_imm && (is32(in->t) || in->t == WEFT_TYPE_F32);
 	default:
 		return false;
 	}
+}
+
+/* The loads and stores emit_mem() translates (weft_jit_native() says which). */
+static bool is_mem(const struct weft_inst *in)
+{
+	return in->op == WEFT_OP_LD_GLOBAL || in->op == WEFT_OP_ST_GLOBAL ||
+	       (in->op >= WEFT_OP_LD_LOCAL && in->op <= WEFT_OP_ST_SCRATCH_V4);
 }
 
 /* ---- IR generation ---- */
@@ -241,7 +248,7 @@ struct gen {
 	const struct kernel *k;
 	unsigned NL;
 	LLVMTypeRef i1, i8, i32, i64, ptr, vi32, vi64, exec_ty, cf_ty;
-	LLVMValueRef fn, x, R, Mp, maskp, pcp, base, mmu, countp, target;
+	LLVMValueRef fn, x, R, Mp, maskp, pcp, base, mmu, c, countp, target;
 	LLVMValueRef val[WEFT_NUM_REGS];	/* the block's value of each row, NULL: in the file */
 	bool dirty[WEFT_NUM_REGS];		/* assigned in the block, not yet stored */
 	LLVMValueRef on;			/* the block's active lanes, NULL: not loaded yet */
@@ -276,6 +283,16 @@ static LLVMValueRef splat(struct gen *g, LLVMValueRef v)
 static LLVMValueRef byte_ptr(struct gen *g, LLVMValueRef p, LLVMValueRef off)
 {
 	return LLVMBuildGEP2(g->b, g->i8, p, &off, 1, "");
+}
+
+/* A call of the LLVM intrinsic @name overloaded on @tys. */
+static LLVMValueRef intrinsic(struct gen *g, const char *name, LLVMTypeRef *tys, unsigned ntys,
+			      LLVMValueRef *args, unsigned nargs)
+{
+	unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
+	LLVMValueRef fn = LLVMGetIntrinsicDeclaration(g->mod, id, tys, ntys);
+
+	return LLVMBuildCall2(g->b, LLVMIntrinsicGetType(g->C, id, tys, ntys), fn, args, nargs, "");
 }
 
 /* A field of the context (weft_jit_ctx) at byte offset @off, of type @ty. */
@@ -502,11 +519,9 @@ static void emit_falu(struct gen *g, const struct weft_inst *in)
 	case WEFT_OP_FSUB: d = LLVMBuildFSub(g->b, a, b, ""); break;
 	case WEFT_OP_FMUL: d = LLVMBuildFMul(g->b, a, b, ""); break;
 	default: {
-		unsigned id = LLVMLookupIntrinsicID("llvm.fma", 8);
-		LLVMValueRef fma = LLVMGetIntrinsicDeclaration(g->mod, id, &vf, 1);
 		LLVMValueRef args[3] = { a, b, LLVMBuildBitCast(g->b, get(g, in->c), vf, "") };
 
-		d = LLVMBuildCall2(g->b, LLVMIntrinsicGetType(g->C, id, &vf, 1), fma, args, 3, "");
+		d = intrinsic(g, "llvm.fma", &vf, 1, args, 3);
 	}
 	}
 	set_masked(g, in->d, LLVMBuildBitCast(g->b, d, g->vi32, ""), on);
@@ -524,27 +539,6 @@ static void emit_cvt(struct gen *g, const struct weft_inst *in)
 	else
 		v = LLVMBuildZExt(g->b, get(g, in->a), g->vi64, "");
 	if (is64(in->t))
-		set64_masked(g, in->d, v, on);
-	else
-		set_masked(g, in->d, lo32(g, v), on);
-}
-
-/* s2r of the lane id and the argument pointer. */
-static void emit_s2r(struct gen *g, const struct weft_inst *in)
-{
-	LLVMValueRef on = active(g), lane[WEFT_MAX_LANES], v;
-
-	if (in->mod == WEFT_SR_LANE_ID) {
-		for (unsigned l = 0; l < g->NL; l++)
-			lane[l] = c64(g, l);
-		v = LLVMConstVector(lane, g->NL);
-	} else {
-		v = ctx_load(g, offsetof(struct weft_jit_ctx, args), g->i64, "args");
-		v = LLVMBuildInsertElement(g->b, LLVMGetUndef(g->vi64), v, c32(g, 0), "");
-		v = LLVMBuildShuffleVector(g->b, v, LLVMGetUndef(g->vi64),
-					   LLVMConstNull(LLVMVectorType(g->i32, g->NL)), "");
-	}
-	if (in->t == WEFT_TYPE_U64)
 		set64_masked(g, in->d, v, on);
 	else
 		set_masked(g, in->d, lo32(g, v), on);
@@ -660,6 +654,169 @@ static void emit_helper(struct gen *g, unsigned i, const struct weft_inst *in)
 	}
 }
 
+/* Whether every lane of the <simd x i1> @v is set, as an i1. */
+static LLVMValueRef all_lanes(struct gen *g, LLVMValueRef v)
+{
+	LLVMTypeRef iNL = LLVMIntTypeInContext(g->C, g->NL);
+
+	return LLVMBuildICmp(g->b, LLVMIntEQ, LLVMBuildBitCast(g->b, v, iNL, ""),
+			     LLVMConstAllOnes(iNL), "");
+}
+
+/*
+ * An instruction with guarded fast paths beside the interpreter's handler
+ * (the slow path).  Each path starts from the block's view of the rows as
+ * it was before the first branch and leaves it so; the rows the
+ * instruction writes meet in phis where the paths join.
+ */
+#define MAX_PATHS	4
+#define MAX_DST_ROWS	8	/* what ld.*.v4.u64 writes */
+
+struct paths {
+	unsigned d, nrows;
+	LLVMBasicBlockRef done;
+	unsigned n;
+	LLVMBasicBlockRef from[MAX_PATHS];
+	LLVMValueRef vals[MAX_DST_ROWS][MAX_PATHS];
+	LLVMValueRef val[WEFT_NUM_REGS], contig[WEFT_NUM_REGS][3], on;
+	bool dirty[WEFT_NUM_REGS];
+};
+
+/* Before the first branch: what every path starts from. */
+static void paths_begin(struct gen *g, struct paths *ps, unsigned d, unsigned nrows)
+{
+	ps->d = d;
+	ps->nrows = nrows;
+	ps->n = 0;
+	ps->done = new_block(g, "next");
+	memcpy(ps->val, g->val, sizeof(ps->val));
+	memcpy(ps->dirty, g->dirty, sizeof(ps->dirty));
+	memcpy(ps->contig, g->contig, sizeof(ps->contig));
+	ps->on = g->on;
+}
+
+/* The path being emitted ends here. */
+static void path_end(struct gen *g, struct paths *ps)
+{
+	for (unsigned r = 0; r < ps->nrows; r++)
+		ps->vals[r][ps->n] = get(g, (ps->d + r) % WEFT_NUM_REGS);
+	ps->from[ps->n++] = LLVMGetInsertBlock(g->b);
+	LLVMBuildBr(g->b, ps->done);
+	memcpy(g->val, ps->val, sizeof(ps->val));
+	memcpy(g->dirty, ps->dirty, sizeof(ps->dirty));
+	memcpy(g->contig, ps->contig, sizeof(ps->contig));
+	g->on = ps->on;
+}
+
+static void paths_join(struct gen *g, struct paths *ps)
+{
+	LLVMPositionBuilderAtEnd(g->b, ps->done);
+	for (unsigned r = 0; r < ps->nrows; r++) {
+		unsigned row = (ps->d + r) % WEFT_NUM_REGS;
+		LLVMValueRef phi = LLVMBuildPhi(g->b, g->vi32, "");
+
+		LLVMAddIncoming(phi, ps->vals[r], ps->from, ps->n);
+		set(g, row, phi);
+	}
+}
+
+/* Rows @d.. as a vector of @bits-bit elements (a store's data). */
+static LLVMValueRef get_elems(struct gen *g, unsigned d, unsigned bits)
+{
+	if (bits == 64)
+		return get64(g, d);
+	if (bits == 32)
+		return get(g, d);
+	return LLVMBuildTrunc(g->b, get(g, d), LLVMVectorType(LLVMIntTypeInContext(g->C, bits), g->NL), "");
+}
+
+/* Loaded @bits-bit elements into rows @d.. of the active lanes, extended by @kind below 32 bits. */
+static void set_elems(struct gen *g, unsigned d, LLVMValueRef v, unsigned bits, char kind,
+		      LLVMValueRef on)
+{
+	if (bits == 64)
+		set64_masked(g, d, v, on);
+	else if (bits == 32)
+		set_masked(g, d, v, on);
+	else if (kind == 's')
+		set_masked(g, d, LLVMBuildSExt(g->b, v, g->vi32, ""), on);
+	else
+		set_masked(g, d, LLVMBuildZExt(g->b, v, g->vi32, ""), on);
+}
+
+/* The elements of @v[0..vec) lane-major: lane 0's, then lane 1's... (the interpreter's order). */
+static LLVMValueRef interleave(struct gen *g, LLVMValueRef *v, unsigned vec)
+{
+	LLVMValueRef idx[4 * WEFT_MAX_LANES], all;
+	unsigned NL = g->NL;
+
+	for (unsigned k = 0; k < 2 * NL; k++)
+		idx[k] = c32(g, k);
+	all = LLVMBuildShuffleVector(g->b, v[0], v[1], LLVMConstVector(idx, 2 * NL), "");
+	if (vec == 4) {
+		LLVMValueRef hi = LLVMBuildShuffleVector(g->b, v[2], v[3], LLVMConstVector(idx, 2 * NL), "");
+
+		for (unsigned k = 0; k < 4 * NL; k++)
+			idx[k] = c32(g, k);
+		all = LLVMBuildShuffleVector(g->b, all, hi, LLVMConstVector(idx, 4 * NL), "");
+	}
+	for (unsigned l = 0; l < NL; l++)
+		for (unsigned j = 0; j < vec; j++)
+			idx[l * vec + j] = c32(g, j * NL + l);
+	return LLVMBuildShuffleVector(g->b, all, LLVMGetUndef(LLVMTypeOf(all)),
+				      LLVMConstVector(idx, vec * NL), "");
+}
+
+/*
+ * The access of every active lane through its host pointer in @ptrs: a
+ * masked gather per element, or one masked scatter of all the elements in
+ * lane order (which stores overlapping elements as the interpreter does).
+ */
+static void lane_access(struct gen *g, const struct weft_inst *in, LLVMValueRef ptrs,
+			LLVMValueRef on, bool store)
+{
+	unsigned bits = weft_isa_type_bits(in->t), vec = weft_isa_ops[in->op].vec, NL = g->NL;
+	unsigned er = bits == 64 ? 2 : 1;
+	LLVMTypeRef et = LLVMIntTypeInContext(g->C, bits), tys[2];
+	LLVMValueRef p[4], data[4], args[4];
+
+	for (unsigned j = 0; j < vec; j++) {
+		LLVMValueRef step = splat(g, c64(g, (uint64_t)j * bits / 8));
+
+		p[j] = j ? LLVMBuildGEP2(g->b, g->i8, ptrs, &step, 1, "") : ptrs;
+	}
+	if (!store) {
+		tys[0] = LLVMVectorType(et, NL);
+		tys[1] = LLVMVectorType(g->ptr, NL);
+		for (unsigned j = 0; j < vec; j++) {
+			args[0] = p[j];
+			args[1] = c32(g, 1);
+			args[2] = on;
+			args[3] = LLVMGetUndef(tys[0]);
+			set_elems(g, (in->d + j * er) % WEFT_NUM_REGS,
+				  intrinsic(g, "llvm.masked.gather", tys, 2, args, 4), bits,
+				  weft_isa_types[in->t].kind, on);
+		}
+		return;
+	}
+	for (unsigned j = 0; j < vec; j++)
+		data[j] = get_elems(g, (in->d + j * er) % WEFT_NUM_REGS, bits);
+	if (vec > 1) {
+		LLVMValueRef ons[4] = { on, on, on, on };
+
+		data[0] = interleave(g, data, vec);
+		p[0] = interleave(g, p, vec);
+		on = interleave(g, ons, vec);
+	}
+	tys[0] = LLVMVectorType(et, vec * NL);
+	tys[1] = LLVMVectorType(g->ptr, vec * NL);
+	args[0] = data[0];
+	args[1] = p[0];
+	args[2] = c32(g, 1);
+	args[3] = on;
+	intrinsic(g, "llvm.masked.scatter", tys, 2, args, 4);
+}
+
 /*
  * Whether the 64-bit addresses in rows @r, @r+1 step by @step bytes from
  * lane to lane (0: all the same), as an i1.  An offset moves every lane
@@ -668,8 +825,7 @@ static void emit_helper(struct gen *g, unsigned i, const struct weft_inst *in)
 static LLVMValueRef address_shape(struct gen *g, unsigned r, unsigned step)
 {
 	unsigned kind = step == 4 ? 0 : step == 8 ? 1 : 2, NL = g->NL;
-	LLVMTypeRef iNL = LLVMIntTypeInContext(g->C, NL);
-	LLVMValueRef lane[WEFT_MAX_LANES], base, want, bits;
+	LLVMValueRef lane[WEFT_MAX_LANES], base, want;
 
 	if (g->contig[r][kind])
 		return g->contig[r][kind];
@@ -679,8 +835,7 @@ static LLVMValueRef address_shape(struct gen *g, unsigned r, unsigned step)
 	want = LLVMBuildShuffleVector(g->b, base, LLVMGetUndef(g->vi64),
 				      LLVMConstNull(LLVMVectorType(g->i32, NL)), "");
 	want = LLVMBuildAdd(g->b, want, LLVMConstVector(lane, NL), "");
-	bits = LLVMBuildBitCast(g->b, LLVMBuildICmp(g->b, LLVMIntEQ, base, want, ""), iNL, "");
-	g->contig[r][kind] = LLVMBuildICmp(g->b, LLVMIntEQ, bits, LLVMConstAllOnes(iNL), "");
+	g->contig[r][kind] = all_lanes(g, LLVMBuildICmp(g->b, LLVMIntEQ, base, want, ""));
 	return g->contig[r][kind];
 }
 
@@ -693,55 +848,59 @@ static LLVMValueRef in_page(struct gen *g, LLVMValueRef a0, unsigned bytes)
 			     c64(g, WEFT_MMU_PAGE_SIZE), "");
 }
 
-/*
- * ld/st.global of 32 or 64 bits, when the TLB holds the page (with write
- * permission for a store) and the access stays in it: with every lane
- * active and the lanes' addresses consecutive elements, one vector access;
- * a load from one address in every lane, one scalar load broadcast to the
- * active lanes (kernel arguments, uniform values).  Anything else: the
- * interpreter's handler.
- */
-static void emit_global(struct gen *g, unsigned i, const struct weft_inst *in)
+/* @v (an i32 or i64) in every lane. */
+static LLVMValueRef broadcast(struct gen *g, LLVMValueRef v)
 {
-	bool store = in->op == WEFT_OP_ST_GLOBAL, wide = is64(in->t);
-	unsigned NL = g->NL, size = wide ? 8 : 4, rows = wide ? 2 : 1;
-	LLVMValueRef addr, a0, vpn, slot, e, hit, fast, fast_uni = NULL, mask, on = NULL;
-	LLVMValueRef gen_now, host, p, full, data = NULL, old[2] = { NULL, NULL };
-	LLVMValueRef vals[2][3], saved_val[WEFT_NUM_REGS], saved_contig[WEFT_NUM_REGS][3];
-	LLVMBasicBlockRef from[3], fb = new_block(g, "fast"), sb = new_block(g, "slow");
-	LLVMBasicBlockRef ub = NULL, test_uni = NULL, done = new_block(g, "next");
-	LLVMTypeRef vt = wide ? g->vi64 : g->vi32, st = wide ? g->i64 : g->i32;
-	bool saved_dirty[WEFT_NUM_REGS];
-	unsigned nfrom = 0;
+	LLVMTypeRef vt = LLVMVectorType(LLVMTypeOf(v), g->NL);
+
+	v = LLVMBuildInsertElement(g->b, LLVMGetUndef(vt), v, c32(g, 0), "");
+	return LLVMBuildShuffleVector(g->b, v, LLVMGetUndef(vt),
+				      LLVMConstNull(LLVMVectorType(g->i32, g->NL)), "");
+}
+
+/*
+ * ld/st.global (and .v2, .v4): the first active lane's page looked up in
+ * the TLB inline (hash_slot() of weft_mmu.c), a hit (with write permission
+ * for a store) when the page is mapped and translated before.  On a hit:
+ * - a 32/64-bit access of every lane at consecutive elements inside the
+ *   page: one vector access;
+ * - a 32/64-bit load of one address in every lane (kernel arguments,
+ *   uniform values): one load, broadcast to the active lanes;
+ * - every active lane's access inside that page: the lanes through host
+ *   pointers (the builder is left in @lanes, the pointers returned).
+ * Anything else (a miss, pages crossed, a fault): @slow.
+ */
+static LLVMValueRef global_paths(struct gen *g, struct paths *ps, const struct weft_inst *in,
+				 bool store, LLVMBasicBlockRef lanes, LLVMBasicBlockRef slow)
+{
+	unsigned bits = weft_isa_type_bits(in->t), size = bits / 8, NL = g->NL;
+	unsigned bytes = size * weft_isa_ops[in->op].vec, rows = bits == 64 ? 2 : 1;
+	bool scalar = bytes == size && size >= 4;
+	LLVMValueRef mask, first, av, offs, a0, vpn, slot, e, hit, host, same, ptrs, on = active(g);
+	LLVMValueRef contig = NULL, uni = NULL, pm = c64(g, WEFT_MMU_PAGE_SIZE - 1);
+	LLVMTypeRef i32 = g->i32, vt = bits == 64 ? g->vi64 : g->vi32;
+	LLVMBasicBlockRef fb, ub, test;
 
 	mask = LLVMBuildLoad2(g->b, g->i32, g->maskp, "mask");
-	full = LLVMBuildICmp(g->b, LLVMIntEQ, mask, c32(g, NL == 32 ? ~0u : (1u << NL) - 1), "");
-	if (store) {
-		data = wide ? get64(g, in->d) : get(g, in->d);
-	} else {
-		on = active(g);
-		for (unsigned r = 0; r < rows; r++)
-			old[r] = get(g, (in->d + r) % WEFT_NUM_REGS);
-	}
-	/* Lane 0's address. */
-	addr = LLVMBuildOr(g->b,
-			   LLVMBuildZExt(g->b, LLVMBuildExtractElement(g->b, get(g, in->a), c32(g, 0), ""), g->i64, ""),
-			   LLVMBuildShl(g->b, LLVMBuildZExt(g->b, LLVMBuildExtractElement(g->b,
-					get(g, (in->a + 1) % WEFT_NUM_REGS), c32(g, 0), ""), g->i64, ""),
-					c64(g, 32), ""), "");
-	a0 = LLVMBuildAdd(g->b, addr, c64(g, (uint64_t)(int64_t)(int32_t)in->imm), "a0");
-	/* The TLB slot as weft_mmu_translate() finds it (hash_slot()). */
+	/* No lane active: lane 0 (then nothing is accessed). */
+	first = LLVMBuildAnd(g->b, intrinsic(g, "llvm.cttz", &i32, 1,
+					     (LLVMValueRef[]){ mask, LLVMConstInt(g->i1, 0, false) }, 2),
+			     c32(g, NL - 1), "first");
+	av = LLVMBuildAdd(g->b, get64(g, in->a),
+			  splat(g, c64(g, (uint64_t)(int64_t)(int32_t)in->imm)), "");
+	a0 = LLVMBuildExtractElement(g->b, av, first, "a0");
 	vpn = LLVMBuildLShr(g->b, a0, c64(g, WEFT_MMU_PAGE_SHIFT), "vpn");
 	slot = LLVMBuildLShr(g->b, LLVMBuildMul(g->b, vpn, c64(g, 0x9e3779b97f4a7c15ull), ""),
 			     c64(g, 64 - WEFT_TLB_BITS), "");
 	e = byte_ptr(g, g->mmu, LLVMBuildAdd(g->b, c64(g, offsetof(struct weft_mmu, tlb)),
 					     LLVMBuildMul(g->b, slot, c64(g, sizeof(struct weft_tlb_entry)), ""), ""));
-	gen_now = LLVMBuildLoad2(g->b, g->i64, byte_ptr(g, g->mmu, c64(g, offsetof(struct weft_mmu, gen))), "");
 	hit = LLVMBuildAnd(g->b,
 			   LLVMBuildICmp(g->b, LLVMIntEQ, LLVMBuildLoad2(g->b, g->i64, byte_ptr(g, e,
 					 c64(g, offsetof(struct weft_tlb_entry, vpn))), ""), vpn, ""),
 			   LLVMBuildICmp(g->b, LLVMIntEQ, LLVMBuildLoad2(g->b, g->i64, byte_ptr(g, e,
-					 c64(g, offsetof(struct weft_tlb_entry, gen))), ""), gen_now, ""), "hit");
+					 c64(g, offsetof(struct weft_tlb_entry, gen))), ""),
+					 LLVMBuildLoad2(g->b, g->i64, byte_ptr(g, g->mmu,
+							c64(g, offsetof(struct weft_mmu, gen))), ""), ""), "hit");
 	if (store) {
 		LLVMValueRef pte = LLVMBuildLoad2(g->b, g->i64, byte_ptr(g, e,
 						  c64(g, offsetof(struct weft_tlb_entry, pte))), "");
@@ -749,85 +908,239 @@ static void emit_global(struct gen *g, unsigned i, const struct weft_inst *in)
 		hit = LLVMBuildAnd(g->b, hit, LLVMBuildICmp(g->b, LLVMIntNE,
 			LLVMBuildAnd(g->b, pte, c64(g, WEFT_PTE_WRITE), ""), c64(g, 0), ""), "");
 	}
-	fast = LLVMBuildAnd(g->b, LLVMBuildAnd(g->b, full, address_shape(g, in->a, size), ""),
-			    LLVMBuildAnd(g->b, in_page(g, a0, NL * size), hit, ""), "");
-	if (!store) {
-		fast_uni = LLVMBuildAnd(g->b, address_shape(g, in->a, 0),
-					LLVMBuildAnd(g->b, in_page(g, a0, size), hit, ""), "");
-		test_uni = new_block(g, "uniform?");
-		ub = new_block(g, "uniform");
-	}
-	LLVMBuildCondBr(g->b, fast, fb, store ? sb : test_uni);
-	if (!store) {
-		LLVMPositionBuilderAtEnd(g->b, test_uni);
-		LLVMBuildCondBr(g->b, fast_uni, ub, sb);
-	}
-
-	LLVMPositionBuilderAtEnd(g->b, fb);
 	host = LLVMBuildLoad2(g->b, g->ptr, byte_ptr(g, e, c64(g, offsetof(struct weft_tlb_entry, host))), "");
-	p = byte_ptr(g, host, LLVMBuildAnd(g->b, a0, c64(g, WEFT_MMU_PAGE_SIZE - 1), ""));
-	if (store) {
-		LLVMSetAlignment(LLVMBuildStore(g->b, data, p), 1);
-	} else {
-		LLVMValueRef v = LLVMBuildLoad2(g->b, vt, p, "");
+	offs = LLVMBuildAnd(g->b, av, splat(g, pm), "");
+	same = LLVMBuildAnd(g->b,
+			    LLVMBuildICmp(g->b, LLVMIntEQ, LLVMBuildLShr(g->b, av,
+					  splat(g, c64(g, WEFT_MMU_PAGE_SHIFT)), ""), broadcast(g, vpn), ""),
+			    LLVMBuildICmp(g->b, LLVMIntULE, LLVMBuildAdd(g->b, offs, splat(g, c64(g, bytes)), ""),
+					  splat(g, c64(g, WEFT_MMU_PAGE_SIZE)), ""), "");
+	same = LLVMBuildAnd(g->b, hit, all_lanes(g, LLVMBuildOr(g->b, same, LLVMBuildNot(g->b, on, ""), "")), "");
+	ptrs = LLVMBuildGEP2(g->b, g->i8, host, &offs, 1, "");
+	if (scalar) {
+		LLVMValueRef full = LLVMBuildICmp(g->b, LLVMIntEQ, mask, c32(g, NL == 32 ? ~0u : (1u << NL) - 1), "");
 
-		LLVMSetAlignment(v, 1);
-		vals[0][nfrom] = wide ? lo32(g, v) : v;
-		vals[1][nfrom] = wide ? hi32(g, v) : NULL;
+		contig = LLVMBuildAnd(g->b, LLVMBuildAnd(g->b, full, address_shape(g, in->a, size), ""),
+				      LLVMBuildAnd(g->b, in_page(g, a0, NL * size), hit, ""), "");
+		if (!store)
+			uni = LLVMBuildAnd(g->b, address_shape(g, in->a, 0),
+					   LLVMBuildAnd(g->b, in_page(g, a0, size), hit, ""), "");
 	}
-	from[nfrom++] = LLVMGetInsertBlock(g->b);
-	LLVMBuildBr(g->b, done);
+	paths_begin(g, ps, in->d, store ? 0 : rows * weft_isa_ops[in->op].vec);
+	if (contig) {
+		LLVMValueRef p = byte_ptr(g, host, LLVMBuildAnd(g->b, a0, pm, ""));
 
-	if (!store) {
-		LLVMValueRef v, lo, hi;
+		fb = new_block(g, "vector");
+		test = new_block(g, "uniform?");
+		LLVMBuildCondBr(g->b, contig, fb, test);
+		LLVMPositionBuilderAtEnd(g->b, fb);
+		if (store) {
+			LLVMSetAlignment(LLVMBuildStore(g->b, get_elems(g, in->d, bits), p), 1);
+		} else {
+			LLVMValueRef v = LLVMBuildLoad2(g->b, vt, p, "");
 
-		LLVMPositionBuilderAtEnd(g->b, ub);
-		host = LLVMBuildLoad2(g->b, g->ptr, byte_ptr(g, e, c64(g, offsetof(struct weft_tlb_entry, host))), "");
-		p = byte_ptr(g, host, LLVMBuildAnd(g->b, a0, c64(g, WEFT_MMU_PAGE_SIZE - 1), ""));
-		v = LLVMBuildLoad2(g->b, st, p, "");
-		LLVMSetAlignment(v, 1);
-		lo = LLVMBuildTrunc(g->b, v, g->i32, "");
-		lo = LLVMBuildInsertElement(g->b, LLVMGetUndef(g->vi32), lo, c32(g, 0), "");
-		lo = LLVMBuildShuffleVector(g->b, lo, LLVMGetUndef(g->vi32),
-					    LLVMConstNull(LLVMVectorType(g->i32, NL)), "");
-		vals[0][nfrom] = LLVMBuildSelect(g->b, on, lo, old[0], "");
-		if (wide) {
-			hi = LLVMBuildTrunc(g->b, LLVMBuildLShr(g->b, v, c64(g, 32), ""), g->i32, "");
-			hi = LLVMBuildInsertElement(g->b, LLVMGetUndef(g->vi32), hi, c32(g, 0), "");
-			hi = LLVMBuildShuffleVector(g->b, hi, LLVMGetUndef(g->vi32),
-						    LLVMConstNull(LLVMVectorType(g->i32, NL)), "");
-			vals[1][nfrom] = LLVMBuildSelect(g->b, on, hi, old[1], "");
+			LLVMSetAlignment(v, 1);
+			set_elems(g, in->d, v, bits, 'u', on);
 		}
-		from[nfrom++] = LLVMGetInsertBlock(g->b);
-		LLVMBuildBr(g->b, done);
+		path_end(g, ps);
+		LLVMPositionBuilderAtEnd(g->b, test);
 	}
+	if (uni) {
+		LLVMValueRef v, p = byte_ptr(g, host, LLVMBuildAnd(g->b, a0, pm, ""));
 
-	/* The slow path leaves the block's view of the rows as it found it. */
-	LLVMPositionBuilderAtEnd(g->b, sb);
-	memcpy(saved_val, g->val, sizeof(saved_val));
-	memcpy(saved_dirty, g->dirty, sizeof(saved_dirty));
-	memcpy(saved_contig, g->contig, sizeof(saved_contig));
+		ub = new_block(g, "uniform");
+		test = new_block(g, "lanes?");
+		LLVMBuildCondBr(g->b, uni, ub, test);
+		LLVMPositionBuilderAtEnd(g->b, ub);
+		v = LLVMBuildLoad2(g->b, bits == 64 ? g->i64 : g->i32, p, "");
+		LLVMSetAlignment(v, 1);
+		set_elems(g, in->d, broadcast(g, v), bits, 'u', on);
+		path_end(g, ps);
+		LLVMPositionBuilderAtEnd(g->b, test);
+	}
+	LLVMBuildCondBr(g->b, same, lanes, slow);
+	LLVMPositionBuilderAtEnd(g->b, lanes);
+	return ptrs;
+}
+
+/*
+ * ld/st.local and .scratch: every active lane's access inside the
+ * dispatch's SLM or per-item scratch size, through host pointers (the
+ * builder is left in @lanes, the pointers returned); else @slow, where the
+ * interpreter reports the access.
+ */
+static LLVMValueRef private_paths(struct gen *g, struct paths *ps, const struct weft_inst *in,
+				  bool store, LLVMBasicBlockRef lanes, LLVMBasicBlockRef slow)
+{
+	unsigned bits = weft_isa_type_bits(in->t), vec = weft_isa_ops[in->op].vec, NL = g->NL;
+	unsigned op = in->op;
+	bool local = !(op == WEFT_OP_LD_SCRATCH || op == WEFT_OP_ST_SCRATCH ||
+		       op == WEFT_OP_LD_SCRATCH_V4 || op == WEFT_OP_ST_SCRATCH_V4);
+	LLVMValueRef on = active(g), a, dp, limit, bad, base, idx, lane[WEFT_MAX_LANES];
+	LLVMTypeRef iNL = LLVMIntTypeInContext(g->C, NL);
+
+	a = LLVMBuildZExt(g->b, LLVMBuildAdd(g->b, get(g, in->a), splat(g, c32(g, in->imm)), ""),
+			  g->vi64, "");
+	dp = LLVMBuildLoad2(g->b, g->ptr, byte_ptr(g, g->c, c64(g, offsetof(struct sg_ctx, dp))), "dp");
+	limit = LLVMBuildLoad2(g->b, g->i32, byte_ptr(g, dp, c64(g, local ?
+			       offsetof(struct weft_dispatch_params, slm) :
+			       offsetof(struct weft_dispatch_params, scratch))), "limit");
+	limit = broadcast(g, LLVMBuildZExt(g->b, limit, g->i64, ""));
+	bad = LLVMBuildAnd(g->b, on, LLVMBuildICmp(g->b, LLVMIntUGT,
+			   LLVMBuildAdd(g->b, a, splat(g, c64(g, (uint64_t)bits / 8 * vec)), ""), limit, ""), "");
+	bad = LLVMBuildICmp(g->b, LLVMIntNE, LLVMBuildBitCast(g->b, bad, iNL, ""), LLVMConstNull(iNL), "");
+	base = ctx_load(g, local ? offsetof(struct weft_jit_ctx, slm) : offsetof(struct weft_jit_ctx, scratch),
+			g->ptr, "");
+	idx = a;
+	if (!local) {
+		/* Lane l's private bytes start at l * limit in the slot's. */
+		for (unsigned l = 0; l < NL; l++)
+			lane[l] = c64(g, l);
+		idx = LLVMBuildAdd(g->b, idx, LLVMBuildMul(g->b, LLVMConstVector(lane, NL), limit, ""), "");
+	}
+	idx = LLVMBuildGEP2(g->b, g->i8, base, &idx, 1, "");
+	paths_begin(g, ps, in->d, store ? 0 : vec * (bits == 64 ? 2 : 1));
+	LLVMBuildCondBr(g->b, bad, slow, lanes);
+	LLVMPositionBuilderAtEnd(g->b, lanes);
+	return idx;
+}
+
+/* Memory access of the ld/st and ldx/stx classes other than blocks and images. */
+static void emit_mem(struct gen *g, unsigned i, const struct weft_inst *in)
+{
+	unsigned cls = weft_isa_ops[in->op].cls;
+	bool store = cls == WEFT_CLASS_ST || cls == WEFT_CLASS_STX;
+	bool global = in->op == WEFT_OP_LD_GLOBAL || in->op == WEFT_OP_ST_GLOBAL ||
+		      (in->op >= WEFT_OP_LD_GLOBAL_V2 && in->op <= WEFT_OP_ST_GLOBAL_V4);
+	LLVMBasicBlockRef lanes = new_block(g, "lanes"), slow = new_block(g, "slow");
+	LLVMValueRef ptrs, on = active(g);
+	struct paths ps;
+
+	ptrs = global ? global_paths(g, &ps, in, store, lanes, slow) :
+			private_paths(g, &ps, in, store, lanes, slow);
+	lane_access(g, in, ptrs, on, store);
+	path_end(g, &ps);
+	LLVMPositionBuilderAtEnd(g->b, slow);
 	emit_helper(g, i, in);
-	for (unsigned r = 0; r < (store ? 0 : rows); r++)
-		vals[r][nfrom] = get(g, (in->d + r) % WEFT_NUM_REGS);
-	from[nfrom++] = LLVMGetInsertBlock(g->b);
-	LLVMBuildBr(g->b, done);
+	path_end(g, &ps);
+	paths_join(g, &ps);
+}
 
-	LLVMPositionBuilderAtEnd(g->b, done);
-	for (unsigned r = 0; r < (store ? 0 : rows); r++) {
-		unsigned row = (in->d + r) % WEFT_NUM_REGS;
-		LLVMValueRef phi = LLVMBuildPhi(g->b, g->vi32, "");
+/* A 32-bit field of the sub-group's context, or of its dispatch's parameters (@dp). */
+static LLVMValueRef sg_field(struct gen *g, bool dp, size_t off)
+{
+	LLVMValueRef base = g->c;
 
-		LLVMAddIncoming(phi, vals[r], from, nfrom);
-		saved_val[row] = phi;
-		saved_dirty[row] = true;
+	if (dp)
+		base = LLVMBuildLoad2(g->b, g->ptr, byte_ptr(g, g->c, c64(g, offsetof(struct sg_ctx, dp))), "dp");
+	return LLVMBuildZExt(g->b, LLVMBuildLoad2(g->b, g->i32, byte_ptr(g, base, c64(g, off)), ""),
+			     g->i64, "");
+}
+
+/* The lanes' local ids in dimension @dim (computed once per turn, as the interpreter does). */
+static LLVMValueRef local_ids(struct gen *g, unsigned dim)
+{
+	LLVMValueRef valid, args[1] = { g->c };
+	LLVMBasicBlockRef fill = new_block(g, "lids"), go = new_block(g, "lids_ok");
+	LLVMTypeRef fn_ty = LLVMFunctionType(LLVMVoidTypeInContext(g->C), &g->ptr, 1, false), i8 = g->i8;
+	LLVMValueRef v;
+
+	valid = LLVMBuildLoad2(g->b, i8, byte_ptr(g, g->c, c64(g, offsetof(struct sg_ctx, lid_valid))), "");
+	LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntEQ, valid, LLVMConstInt(i8, 0, false), ""), fill, go);
+	LLVMPositionBuilderAtEnd(g->b, fill);
+	LLVMBuildCall2(g->b, fn_ty, const_ptr(g, (uintptr_t)weft_sg_compute_lids), args, 1, "");
+	LLVMBuildBr(g->b, go);
+	LLVMPositionBuilderAtEnd(g->b, go);
+	v = LLVMBuildLoad2(g->b, g->vi32, byte_ptr(g, g->c, c64(g, offsetof(struct sg_ctx, lid) +
+					  (uint64_t)dim * WEFT_MAX_LANES * 4)), "lid");
+	LLVMSetAlignment(v, 4);
+	return LLVMBuildZExt(g->b, v, g->vi64, "");
+}
+
+/* s2r: the special registers as weft_exec.c's exec_s2r() computes them. */
+static void emit_s2r(struct gen *g, const struct weft_inst *in)
+{
+	LLVMValueRef on = active(g), lane[WEFT_MAX_LANES], v, u = NULL;
+	unsigned sr = in->mod, dim;
+
+	for (unsigned l = 0; l < g->NL; l++)
+		lane[l] = c64(g, l);
+	switch (sr) {
+	case WEFT_SR_LANE_ID:
+		v = LLVMConstVector(lane, g->NL);
+		break;
+	case WEFT_SR_LOCAL_LINEAR_ID:
+		v = LLVMBuildAdd(g->b, broadcast(g, LLVMBuildMul(g->b, sg_field(g, false, offsetof(struct sg_ctx, sg)),
+								  c64(g, g->NL), "")),
+				 LLVMConstVector(lane, g->NL), "");
+		break;
+	case WEFT_SR_LOCAL_ID_X ... WEFT_SR_LOCAL_ID_Z:
+		v = local_ids(g, sr - WEFT_SR_LOCAL_ID_X);
+		break;
+	case WEFT_SR_GLOBAL_ID_X ... WEFT_SR_GLOBAL_ID_Z:
+		dim = sr - WEFT_SR_GLOBAL_ID_X;
+		u = LLVMBuildMul(g->b, sg_field(g, false, offsetof(struct sg_ctx, gid) + 4 * dim),
+				 sg_field(g, true, offsetof(struct weft_dispatch_params, lsize) + 4 * dim), "");
+		u = LLVMBuildAdd(g->b, u, sg_field(g, true, offsetof(struct weft_dispatch_params, goff) + 4 * dim), "");
+		v = LLVMBuildAdd(g->b, broadcast(g, u), local_ids(g, dim), "");
+		break;
+	default:
+		/* Uniform: one value in every lane. */
+		switch (sr) {
+		case WEFT_SR_SUBGROUP_ID:
+			u = sg_field(g, false, offsetof(struct sg_ctx, sg));
+			break;
+		case WEFT_SR_SUBGROUP_SIZE:
+			u = LLVMBuildSub(g->b, sg_field(g, false, offsetof(struct sg_ctx, nitems)),
+					 LLVMBuildMul(g->b, sg_field(g, false, offsetof(struct sg_ctx, sg)),
+						      c64(g, g->NL), ""), "");
+			u = LLVMBuildAnd(g->b, u, c64(g, UINT32_MAX), "");
+			u = LLVMBuildSelect(g->b, LLVMBuildICmp(g->b, LLVMIntULT, u, c64(g, g->NL), ""),
+					    u, c64(g, g->NL), "");
+			break;
+		case WEFT_SR_NUM_SUBGROUPS:
+			u = sg_field(g, false, offsetof(struct sg_ctx, nsub));
+			break;
+		case WEFT_SR_GROUP_ID_X ... WEFT_SR_GROUP_ID_Z:
+			u = sg_field(g, false, offsetof(struct sg_ctx, gid) + 4 * (sr - WEFT_SR_GROUP_ID_X));
+			break;
+		case WEFT_SR_LOCAL_SIZE_X ... WEFT_SR_LOCAL_SIZE_Z:
+			u = sg_field(g, false, offsetof(struct sg_ctx, lsz) + 4 * (sr - WEFT_SR_LOCAL_SIZE_X));
+			break;
+		case WEFT_SR_GLOBAL_SIZE_X ... WEFT_SR_GLOBAL_SIZE_Z:
+			u = sg_field(g, true, offsetof(struct weft_dispatch_params, gsize) +
+				     4 * (sr - WEFT_SR_GLOBAL_SIZE_X));
+			break;
+		case WEFT_SR_NUM_GROUPS_X ... WEFT_SR_NUM_GROUPS_Z: {
+			LLVMValueRef ng = LLVMBuildLoad2(g->b, g->ptr, byte_ptr(g, g->c,
+							 c64(g, offsetof(struct sg_ctx, ngroups))), "");
+
+			u = LLVMBuildLoad2(g->b, g->i64, byte_ptr(g, ng, c64(g, 8 * (sr - WEFT_SR_NUM_GROUPS_X))), "");
+			break;
+		}
+		case WEFT_SR_GLOBAL_OFFSET_X ... WEFT_SR_GLOBAL_OFFSET_Z:
+			u = sg_field(g, true, offsetof(struct weft_dispatch_params, goff) +
+				     4 * (sr - WEFT_SR_GLOBAL_OFFSET_X));
+			break;
+		case WEFT_SR_MAX_SUBGROUP_SIZE:
+			u = c64(g, g->NL);
+			break;
+		case WEFT_SR_ENQUEUED_LOCAL_SIZE_X ... WEFT_SR_ENQUEUED_LOCAL_SIZE_Z:
+			u = sg_field(g, true, offsetof(struct weft_dispatch_params, lsize) +
+				     4 * (sr - WEFT_SR_ENQUEUED_LOCAL_SIZE_X));
+			break;
+		case WEFT_SR_ARGS:
+			u = ctx_load(g, offsetof(struct weft_jit_ctx, args), g->i64, "args");
+			break;
+		default:
+			u = c64(g, 0);
+		}
+		v = broadcast(g, u);
 	}
-	memcpy(g->val, saved_val, sizeof(saved_val));
-	memcpy(g->dirty, saved_dirty, sizeof(saved_dirty));
-	memcpy(g->contig, saved_contig, sizeof(saved_contig));
-	if (!store)
-		for (unsigned r = 0; r < rows; r++)
-			changed(g, (in->d + r) % WEFT_NUM_REGS);
+	if (in->t == WEFT_TYPE_U64)
+		set64_masked(g, in->d, v, on);
+	else
+		set_masked(g, in->d, lo32(g, v), on);
 }
 
 /*
@@ -885,8 +1198,8 @@ static bool emit_inst(struct gen *g, unsigned i)
 	default:
 		if (!weft_jit_native(in))
 			emit_helper(g, i, in);
-		else if (in->op == WEFT_OP_LD_GLOBAL || in->op == WEFT_OP_ST_GLOBAL)
-			emit_global(g, i, in);
+		else if (is_mem(in))
+			emit_mem(g, i, in);
 		else if (weft_isa_ops[in->op].cls == WEFT_CLASS_XLANE)
 			emit_shuffle(g, in);
 		else if (in->t == WEFT_TYPE_F32 && in->op >= WEFT_OP_FADD && in->op <= WEFT_OP_FFMA)
@@ -986,6 +1299,7 @@ static void build(struct gen *g, const char *name)
 	g->pcp = ctx_load(g, offsetof(struct weft_jit_ctx, pc), g->ptr, "pcp");
 	g->base = ctx_load(g, offsetof(struct weft_jit_ctx, base), g->i64, "base");
 	g->mmu = ctx_load(g, offsetof(struct weft_jit_ctx, mmu), g->ptr, "mmu");
+	g->c = ctx_load(g, offsetof(struct weft_jit_ctx, c), g->ptr, "sg");
 	g->countp = byte_ptr(g, g->x, c64(g, offsetof(struct weft_jit_ctx, count)));
 	g->target = LLVMBuildAlloca(g->b, g->i64, "target");
 	pc0 = LLVMBuildLoad2(g->b, g->i64, g->pcp, "pc0");

@@ -15,6 +15,7 @@
 #include "weft_model.h"
 
 struct weft_mmu;
+struct sg_ctx;
 
 /*
  * What translated code sees of a sub-group's turn.  The register file and
@@ -30,7 +31,10 @@ struct weft_jit_ctx {
 	uint64_t args;			/* the dispatch's argument pointer (sr.args) */
 	uint64_t count;			/* out: instructions executed in the turn */
 	struct weft_mmu *mmu;		/* the worker's, for inline TLB lookups */
-	void *w, *s, *c;		/* worker, sub-group, its context: for the helpers */
+	uint8_t *slm;			/* the work-group's shared local memory */
+	uint8_t *scratch;		/* the private memory of the sub-group's slot */
+	void *w, *s;			/* worker, sub-group: for the helpers */
+	struct sg_ctx *c;		/* the sub-group's place in the dispatch (s2r) */
 };
 
 /*

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "weft_isa.h"
 #include "weft_model.h"
 #include "weft_regs.h"
 #include "weft_cs_regs.h"
@@ -96,6 +97,20 @@ struct weft_dispatch_params {
 	uint32_t scratch;	/* private bytes per work-item (DISPATCH_SCRATCH) */
 	uint64_t root;
 };
+
+/* What a sub-group knows about its place in the dispatch (translated code reads it too). */
+struct sg_ctx {
+	const struct weft_dispatch_params *dp;
+	const uint64_t *ngroups;
+	uint32_t gid[3];
+	uint32_t lsz[3];	/* actual size of this (possibly partial) group */
+	uint32_t nitems, nsub, sg;
+	bool lid_valid;		/* lid[] computed for this sub-group */
+	uint32_t lid[3][WEFT_MAX_LANES];
+};
+
+/* Fills c->lid[] for the sub-group c->sg (sets lid_valid). */
+void weft_sg_compute_lids(struct sg_ctx *c);
 
 struct weft_pool;
 struct weft_pool *weft_pool_create(struct weft_model *m, unsigned threads);

@@ -121,6 +121,109 @@ static void t_random_programs(void)
 	}
 }
 
+/* Assembles @src followed by the epilogue into both models' code buffers. */
+static bool load_code(const char *src)
+{
+	uint64_t *w;
+	size_t nw;
+	char err[256];
+	unsigned n;
+
+	if (weft_asm(src, "<directed>", &w, &nw, err, sizeof(err))) {
+		CHECK(0, "%s", err);
+		return false;
+	}
+	memcpy(code[0], w, nw * 8);
+	free(w);
+	n = epilogue(code[0], (unsigned)nw - 1);	/* over its end */
+	memcpy(code[1], code[0], n * 8);
+	return true;
+}
+
+/*
+ * Every special register, and the loads and stores the translator inlines
+ * (SLM and scratch of every size and vector width, global accesses that
+ * are neither consecutive nor uniform, .v2/.v4) in partial sub-groups and
+ * partial work-groups of 1 and 3 dimensions, then an SLM access out of
+ * bounds in one lane: the same registers, memory and fault both ways.
+ */
+static void t_directed(void)
+{
+	static const struct { uint32_t g[3], l[3]; } shapes[] = {
+		{ { 77, 1, 1 }, { 24, 1, 1 } }, { { 12, 5, 2 }, { 4, 3, 2 } }, { { 64, 1, 1 }, { 64, 1, 1 } },
+	};
+	char src[16384], *p;
+
+	for (unsigned si = 0; si < 3; si++) {
+		for (unsigned k = 0; k < 2 * sizeof(shapes) / sizeof(shapes[0]); k++) {
+			unsigned row = 64, simd = 8u << si;
+			struct env_dispatch d = { code_va, args_va, simd, { 0 }, { 0 }, { 0 }, 2048, 48 };
+			char what[64];
+
+			p = src;
+			memcpy(d.gsize, shapes[k / 2].g, sizeof(d.gsize));
+			memcpy(d.lsize, shapes[k / 2].l, sizeof(d.lsize));
+			for (unsigned r = 0; r < WEFT_ISA_NUM_SREGS; r++, row += 2)
+				p += sprintf(p, "\ts2r.u%u r%u, sr.%s\n", weft_isa_sregs[r].bits == 64 ? 64 : 32,
+					     row, weft_isa_sregs[r].name);
+			/* Odd work-items store, every one loads its neighbour's: masked both ways. */
+			p += sprintf(p,
+				"\ts2r.u64 r0, sr.args\n"
+				"\ts2r.u32 r2, sr.local_linear_id\n"
+				"\tmul.u32 r4, r2, 24\n"
+				"\txor.u32 r5, r2, 1\n"
+				"\tmul.u32 r5, r5, 24\n"
+				"\tand.u32 r3, r2, 1\n"
+				"\tmov.u32 r9, 8\n"
+				"\tif r3, even\n"
+				"\tst.local.u8 [r4+0], r2\n"
+				"\tst.local.u16 [r4+2], r64\n"
+				"\tst.local.u32 [r4+4], r84\n"
+				"\tst.local.v2.u64 [r4+8], r88\n"
+				"\tst.scratch.v4.u32 [r9+0], r64\n"
+				"\tst.scratch.u16 [r9+16], r2\n"
+				"even:\tendif\n"
+				"\tbar\n"
+				"\tld.local.s8 r%u, [r5+0]\n"
+				"\tld.local.u16 r%u, [r5+2]\n"
+				"\tld.local.u32 r%u, [r5+4]\n"
+				"\tld.local.v4.u32 r%u, [r5+8]\n"
+				"\tld.local.u64 r%u, [r4+8]\n"
+				"\tld.scratch.v4.u32 r%u, [r9+0]\n"
+				"\tld.scratch.s16 r%u, [r9+16]\n",
+				row, row + 1, row + 2, row + 4, row + 8, row + 10, row + 14);
+			row += 16;
+			/* Global: 12-byte strides (one page, not consecutive), vectors, a reversed store. */
+			p += sprintf(p,
+				"\tcvt.u64.u32 r6, r2\n"
+				"\tmul.u64 r6, r6, 12\n"
+				"\tadd.u64 r6, r6, r0\n"
+				"\tld.global.u32 r%u, [r6+64]\n"
+				"\tld.global.s16 r%u, [r6+66]\n"
+				"\tld.global.v2.u32 r%u, [r6+128]\n"
+				"\tld.global.v4.u32 r%u, [r6+256]\n"
+				"\tst.global.u32 [r6+4096], r2\n"
+				"\tst.global.v2.u32 [r6+8192], r%u\n"
+				"\tif r3, odd\n"
+				"\tst.global.v4.u32 [r6+12288], r64\n"
+				"\tld.global.u64 r%u, [r6+512]\n"
+				"odd:\tendif\n",
+				row, row + 1, row + 2, row + 4, row, row + 8);
+			/* The second of each shape: one lane past the SLM's end. */
+			if (k % 2)
+				p += sprintf(p, "\tset.eq.u32 r7, r2, 5\n\tif r7, in\n"
+					     "\tld.local.u32 r8, [r4+2040]\nin:\tendif\n");
+			sprintf(p, "\tend\n");
+			if (!load_code(src))
+				return;
+			for (unsigned i = 0; i < 2048; i++)
+				args[0][i] = args[1][i] = (uint64_t)h_rand() << 32 | h_rand();
+			snprintf(what, sizeof(what), "directed %u at simd %u", k, simd);
+			both(&d, what);
+		}
+	}
+}
+
 /* A sub-group spins on a global flag until a later one sets it; or forever; or another faults. */
 static void t_spins(void)
 {
@@ -196,6 +299,8 @@ int main(void)
 	dump_va = buf(MAX_ITEMS * 4 * DUMP_ROWS, WEFT_PTE_VALID | WEFT_PTE_WRITE, h);
 	h_run("jit: random valid programs of every class, memory, registers and faults as interpreted",
 	      t_random_programs);
+	h_run("jit: every special register, SLM, scratch and global accesses of every shape, masked",
+	      t_directed);
 	h_run("jit: spins on a flag a later sub-group sets, forever (watchdog), or beside a fault",
 	      t_spins);
 	h_run("jit: the kernels above were translated, with native and helper instructions",
