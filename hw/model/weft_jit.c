@@ -217,8 +217,14 @@ bool weft_jit_native(const struct weft_inst *in)
 	case WEFT_OP_CVT:
 		return (is32(in->t) || is64(in->t)) && (is32(in->t2) || is64(in->t2));
 	case WEFT_OP_SHFL_IDX: case WEFT_OP_SHFL_XOR: case WEFT_OP_SHFL_UP: case WEFT_OP_SHFL_DOWN:
-	case WEFT_OP_BCAST:
-		return in->has_imm && (is32(in->t) || in->t == WEFT_TYPE_F32);
+	case WEFT_OP_BCAST: {
+		unsigned bits = weft_isa_type_bits(in->t ? in->t : WEFT_TYPE_U32);
+
+		return bits == 32 || bits == 64;
+	}
+	case WEFT_OP_RED_ADD ... WEFT_OP_ESCAN_XOR:
+		return ((in->op - WEFT_OP_RED_ADD) & 7) <= WEFT_OP_RED_XOR - WEFT_OP_RED_ADD &&
+		       (is32(in->t) || is64(in->t));
 	default:
 		return false;
 	}
@@ -248,7 +254,7 @@ struct gen {
 	const struct kernel *k;
 	unsigned NL;
 	LLVMTypeRef i1, i8, i32, i64, ptr, vi32, vi64, exec_ty, cf_ty;
-	LLVMValueRef fn, x, R, Mp, maskp, pcp, base, mmu, c, countp, target;
+	LLVMValueRef fn, x, R, Mp, maskp, pcp, base, mmu, c, countp, target, lanes_tmp;
 	LLVMValueRef val[WEFT_NUM_REGS];	/* the block's value of each row, NULL: in the file */
 	bool dirty[WEFT_NUM_REGS];		/* assigned in the block, not yet stored */
 	LLVMValueRef on;			/* the block's active lanes, NULL: not loaded yet */
@@ -602,21 +608,6 @@ write:
 		set_masked(g, in->d, d, on);
 }
 
-static void emit_shuffle(struct gen *g, const struct weft_inst *in)
-{
-	LLVMValueRef idx[WEFT_MAX_LANES], on = active(g);
-	unsigned NL = g->NL, b = in->imm;
-
-	for (unsigned l = 0; l < NL; l++) {
-		unsigned src = in->op == WEFT_OP_SHFL_XOR ? l ^ b : in->op == WEFT_OP_SHFL_UP ? l - b :
-			       in->op == WEFT_OP_SHFL_DOWN ? l + b : b;
-
-		idx[l] = c32(g, src & (NL - 1));
-	}
-	set_masked(g, in->d, LLVMBuildShuffleVector(g->b, get(g, in->a), LLVMGetUndef(g->vi32),
-						    LLVMConstVector(idx, NL), ""), on);
-}
-
 /* A host address (of data, or of a function) as a constant pointer. */
 static LLVMValueRef const_ptr(struct gen *g, uintptr_t p)
 {
@@ -661,6 +652,17 @@ static LLVMValueRef all_lanes(struct gen *g, LLVMValueRef v)
 
 	return LLVMBuildICmp(g->b, LLVMIntEQ, LLVMBuildBitCast(g->b, v, iNL, ""),
 			     LLVMConstAllOnes(iNL), "");
+}
+
+/* The first active lane (lane 0 when none is), as an i32. */
+static LLVMValueRef first_active(struct gen *g)
+{
+	LLVMValueRef mask = LLVMBuildLoad2(g->b, g->i32, g->maskp, "mask");
+	LLVMTypeRef i32 = g->i32;
+
+	return LLVMBuildAnd(g->b, intrinsic(g, "llvm.cttz", &i32, 1,
+					    (LLVMValueRef[]){ mask, LLVMConstInt(g->i1, 0, false) }, 2),
+			    c32(g, g->NL - 1), "first");
 }
 
 /*
@@ -778,7 +780,7 @@ static void lane_access(struct gen *g, const struct weft_inst *in, LLVMValueRef 
 	unsigned bits = weft_isa_type_bits(in->t), vec = weft_isa_ops[in->op].vec, NL = g->NL;
 	unsigned er = bits == 64 ? 2 : 1;
 	LLVMTypeRef et = LLVMIntTypeInContext(g->C, bits), tys[2];
-	LLVMValueRef p[4], data[4], args[4];
+	LLVMValueRef p[4] = { NULL }, data[4] = { NULL }, args[4];
 
 	for (unsigned j = 0; j < vec; j++) {
 		LLVMValueRef step = splat(g, c64(g, (uint64_t)j * bits / 8));
@@ -878,14 +880,12 @@ static LLVMValueRef global_paths(struct gen *g, struct paths *ps, const struct w
 	bool scalar = bytes == size && size >= 4;
 	LLVMValueRef mask, first, av, offs, a0, vpn, slot, e, hit, host, same, ptrs, on = active(g);
 	LLVMValueRef contig = NULL, uni = NULL, pm = c64(g, WEFT_MMU_PAGE_SIZE - 1);
-	LLVMTypeRef i32 = g->i32, vt = bits == 64 ? g->vi64 : g->vi32;
+	LLVMTypeRef vt = bits == 64 ? g->vi64 : g->vi32;
 	LLVMBasicBlockRef fb, ub, test;
 
-	mask = LLVMBuildLoad2(g->b, g->i32, g->maskp, "mask");
 	/* No lane active: lane 0 (then nothing is accessed). */
-	first = LLVMBuildAnd(g->b, intrinsic(g, "llvm.cttz", &i32, 1,
-					     (LLVMValueRef[]){ mask, LLVMConstInt(g->i1, 0, false) }, 2),
-			     c32(g, NL - 1), "first");
+	first = first_active(g);
+	mask = LLVMBuildLoad2(g->b, g->i32, g->maskp, "mask");
 	av = LLVMBuildAdd(g->b, get64(g, in->a),
 			  splat(g, c64(g, (uint64_t)(int64_t)(int32_t)in->imm)), "");
 	a0 = LLVMBuildExtractElement(g->b, av, first, "a0");
@@ -1024,6 +1024,126 @@ static void emit_mem(struct gen *g, unsigned i, const struct weft_inst *in)
 	emit_helper(g, i, in);
 	path_end(g, &ps);
 	paths_join(g, &ps);
+}
+
+/* Lane @idx[l] of @v in lane l (indices below the width), through memory. */
+static LLVMValueRef permute(struct gen *g, LLVMValueRef v, LLVMValueRef idx)
+{
+	LLVMTypeRef tys[2] = { g->vi32, LLVMVectorType(g->ptr, g->NL) };
+	LLVMValueRef args[4];
+
+	LLVMSetAlignment(LLVMBuildStore(g->b, v, g->lanes_tmp), 4);
+	args[0] = LLVMBuildGEP2(g->b, g->i32, g->lanes_tmp, &idx, 1, "");
+	args[1] = c32(g, 4);
+	args[2] = LLVMConstAllOnes(LLVMVectorType(g->i1, g->NL));
+	args[3] = LLVMGetUndef(g->vi32);
+	return intrinsic(g, "llvm.masked.gather", tys, 2, args, 4);
+}
+
+/*
+ * Shuffles and broadcasts of 32- and 64-bit values: by an immediate, a
+ * vector shuffle; by a register, a permutation through memory.  Source
+ * lanes wrap at the width, as in shuffle_sources() of weft_exec.c.
+ */
+static void emit_shuffle(struct gen *g, const struct weft_inst *in)
+{
+	unsigned t = in->t ? in->t : WEFT_TYPE_U32, rows = weft_isa_type_bits(t) / 32, NL = g->NL;
+	unsigned op = in->op;
+	LLVMValueRef cidx[WEFT_MAX_LANES], src[2], idx = NULL, on = active(g);
+
+	if (in->has_imm) {
+		for (unsigned l = 0; l < NL; l++) {
+			unsigned b = in->imm, s = op == WEFT_OP_SHFL_XOR ? l ^ b : op == WEFT_OP_SHFL_UP ? l - b :
+				     op == WEFT_OP_SHFL_DOWN ? l + b : b;
+
+			cidx[l] = c32(g, s & (NL - 1));
+		}
+	} else {
+		LLVMValueRef rb = get(g, in->b);
+
+		for (unsigned l = 0; l < NL; l++)
+			cidx[l] = c32(g, l);
+		switch (op) {
+		case WEFT_OP_BCAST:
+			idx = broadcast(g, LLVMBuildExtractElement(g->b, rb, first_active(g), ""));
+			break;
+		case WEFT_OP_SHFL_XOR:
+			idx = LLVMBuildXor(g->b, LLVMConstVector(cidx, NL), rb, "");
+			break;
+		case WEFT_OP_SHFL_UP:
+			idx = LLVMBuildSub(g->b, LLVMConstVector(cidx, NL), rb, "");
+			break;
+		case WEFT_OP_SHFL_DOWN:
+			idx = LLVMBuildAdd(g->b, LLVMConstVector(cidx, NL), rb, "");
+			break;
+		default:
+			idx = rb;
+		}
+		idx = LLVMBuildAnd(g->b, idx, splat(g, c32(g, NL - 1)), "");
+	}
+	for (unsigned r = 0; r < rows; r++)
+		src[r] = get(g, (in->a + r) % WEFT_NUM_REGS);
+	for (unsigned r = 0; r < rows; r++)
+		set_masked(g, (in->d + r) % WEFT_NUM_REGS,
+			   idx ? permute(g, src[r], idx) :
+			   LLVMBuildShuffleVector(g->b, src[r], LLVMGetUndef(g->vi32), LLVMConstVector(cidx, NL), ""),
+			   on);
+}
+
+/* red / iscan / escan: 0x0d0 + k, 0x0d8 + k, 0x0e0 + k with k the RED_* of weft_exec.c. */
+enum { RED_ADD, RED_MUL, RED_MIN, RED_MAX, RED_AND, RED_OR, RED_XOR };
+
+static LLVMValueRef combine(struct gen *g, unsigned rop, bool sgn, LLVMValueRef x, LLVMValueRef y)
+{
+	switch (rop) {
+	case RED_ADD: return LLVMBuildAdd(g->b, x, y, "");
+	case RED_MUL: return LLVMBuildMul(g->b, x, y, "");
+	case RED_AND: return LLVMBuildAnd(g->b, x, y, "");
+	case RED_OR: return LLVMBuildOr(g->b, x, y, "");
+	case RED_XOR: return LLVMBuildXor(g->b, x, y, "");
+	case RED_MIN:
+		return LLVMBuildSelect(g->b, LLVMBuildICmp(g->b, sgn ? LLVMIntSLT : LLVMIntULT, x, y, ""), x, y, "");
+	default:
+		return LLVMBuildSelect(g->b, LLVMBuildICmp(g->b, sgn ? LLVMIntSGT : LLVMIntUGT, x, y, ""), x, y, "");
+	}
+}
+
+/*
+ * Integer reductions and scans over the active lanes (the inactive ones
+ * contribute the identity): log2(width) steps of shift and combine, exact
+ * since integer add, mul, min, max and the bitwise operations associate
+ * and commute.
+ */
+static void emit_scan(struct gen *g, const struct weft_inst *in)
+{
+	unsigned rop = (in->op - WEFT_OP_RED_ADD) & 7, kind = (in->op - WEFT_OP_RED_ADD) >> 3, NL = g->NL;
+	bool wide = is64(in->t), sgn = in->t == WEFT_TYPE_S32 || in->t == WEFT_TYPE_S64;
+	LLVMTypeRef et = wide ? g->i64 : g->i32;
+	uint64_t top = wide ? UINT64_MAX : UINT32_MAX, id;
+	LLVMValueRef on = active(g), v, ids, idx[2 * WEFT_MAX_LANES];
+
+	switch (rop) {
+	case RED_AND: id = top; break;
+	case RED_MUL: id = 1; break;
+	case RED_MIN: id = sgn ? top >> 1 : top; break;
+	case RED_MAX: id = sgn ? (top >> 1) + 1 : 0; break;
+	default: id = 0;
+	}
+	ids = splat(g, LLVMConstInt(et, id, false));
+	v = LLVMBuildSelect(g->b, on, wide ? get64(g, in->a) : get(g, in->a), ids, "");
+	for (unsigned s = 1; s < NL; s *= 2) {
+		for (unsigned l = 0; l < NL; l++)
+			idx[l] = c32(g, l >= s ? l - s : NL + l);
+		v = combine(g, rop, sgn, v, LLVMBuildShuffleVector(g->b, v, ids, LLVMConstVector(idx, NL), ""));
+	}
+	for (unsigned l = 0; l < NL; l++)
+		idx[l] = c32(g, kind == 0 ? NL - 1 : kind == 2 ? (l ? l - 1 : NL) : l);
+	if (kind != 1)
+		v = LLVMBuildShuffleVector(g->b, v, ids, LLVMConstVector(idx, NL), "");
+	if (wide)
+		set64_masked(g, in->d, v, on);
+	else
+		set_masked(g, in->d, v, on);
 }
 
 /* A 32-bit field of the sub-group's context, or of its dispatch's parameters (@dp). */
@@ -1200,6 +1320,8 @@ static bool emit_inst(struct gen *g, unsigned i)
 			emit_helper(g, i, in);
 		else if (is_mem(in))
 			emit_mem(g, i, in);
+		else if (in->op >= WEFT_OP_RED_ADD && in->op <= WEFT_OP_ESCAN_XOR)
+			emit_scan(g, in);
 		else if (weft_isa_ops[in->op].cls == WEFT_CLASS_XLANE)
 			emit_shuffle(g, in);
 		else if (in->t == WEFT_TYPE_F32 && in->op >= WEFT_OP_FADD && in->op <= WEFT_OP_FFMA)
@@ -1302,6 +1424,7 @@ static void build(struct gen *g, const char *name)
 	g->c = ctx_load(g, offsetof(struct weft_jit_ctx, c), g->ptr, "sg");
 	g->countp = byte_ptr(g, g->x, c64(g, offsetof(struct weft_jit_ctx, count)));
 	g->target = LLVMBuildAlloca(g->b, g->i64, "target");
+	g->lanes_tmp = LLVMBuildAlloca(g->b, LLVMArrayType(g->i64, WEFT_MAX_LANES), "lanes");
 	pc0 = LLVMBuildLoad2(g->b, g->i64, g->pcp, "pc0");
 	LLVMBuildBr(g->b, g->dispatch);
 

@@ -224,6 +224,66 @@ static void t_directed(void)
 	}
 }
 
+/*
+ * Integer reductions and scans of every operation on 32- and 64-bit
+ * types, shuffles and broadcasts by a register and by an immediate, in
+ * sub-groups with lanes off (every fourth work-item) and partial ones.
+ */
+static void t_cross_lane(void)
+{
+	static const char *const ops[] = { "add", "mul", "min", "max", "and", "or", "xor" };
+	static const char *const kinds[] = { "red", "iscan", "escan" };
+	static const char *const shuffles[] = { "shfl.idx", "shfl.xor", "shfl.up", "shfl.down", "bcast" };
+	char src[16384], *p;
+
+	for (unsigned si = 0; si < 3; si++) {
+		unsigned row = 64, simd = 8u << si;
+		struct env_dispatch d = { code_va, args_va, simd, { 90, 1, 1 }, { 45, 1, 1 } };
+		char what[64];
+
+		p = src + sprintf(src,
+			"\ts2r.u64 r0, sr.args\n"
+			"\ts2r.u32 r2, sr.local_linear_id\n"
+			"\tcvt.u64.u32 r6, r2\n"
+			"\tshl.u64 r6, r6, 4\n"
+			"\tadd.u64 r6, r6, r0\n"
+			"\tld.global.u32 r10, [r6+0]\n"
+			"\tld.global.u32 r11, [r6+4]\n"
+			"\tld.global.u64 r12, [r6+8]\n"
+			"\tand.u32 r3, r2, 3\n"
+			"\tif r3, off\n");
+		for (unsigned o = 0; o < 7; o++) {
+			for (unsigned k = 0; k < 3; k++) {
+				p += sprintf(p, "\t%s.%s.u32 r%u, r10\n\t%s.%s.s32 r%u, r10\n"
+					     "\t%s.%s.u64 r%u, r12\n", kinds[k], ops[o], row,
+					     kinds[k], ops[o], row + 1, kinds[k], ops[o], row + 2);
+				row += 4;
+				if (o == 2 || o == 3) {
+					p += sprintf(p, "\t%s.%s.s64 r%u, r12\n", kinds[k], ops[o], row);
+					row += 2;
+				}
+			}
+		}
+		for (unsigned o = 0; o < 5; o++) {
+			p += sprintf(p, "\t%s.u32 r%u, r10, r11\n\t%s.u64 r%u, r12, r11\n"
+				     "\t%s.u64 r%u, r12, %u\n", shuffles[o], row, shuffles[o], row + 2,
+				     shuffles[o], row + 4, 3 + o);
+			row += 6;
+		}
+		sprintf(p, "off:\tendif\n\tend\n");
+		if (row > 64 + DUMP_ROWS) {
+			CHECK(0, "%u rows: more than the epilogue stores", row - 64);
+			return;
+		}
+		if (!load_code(src))
+			return;
+		for (unsigned i = 0; i < 2048; i++)
+			args[0][i] = args[1][i] = (uint64_t)h_rand() << 32 | h_rand();
+		snprintf(what, sizeof(what), "cross-lane at simd %u", simd);
+		both(&d, what);
+	}
+}
+
 /* A sub-group spins on a global flag until a later one sets it; or forever; or another faults. */
 static void t_spins(void)
 {
@@ -301,6 +361,8 @@ int main(void)
 	      t_random_programs);
 	h_run("jit: every special register, SLM, scratch and global accesses of every shape, masked",
 	      t_directed);
+	h_run("jit: integer reductions and scans, shuffles by a register or an immediate, masked",
+	      t_cross_lane);
 	h_run("jit: spins on a flag a later sub-group sets, forever (watchdog), or beside a fault",
 	      t_spins);
 	h_run("jit: the kernels above were translated, with native and helper instructions",
