@@ -516,7 +516,7 @@ static LLVMValueRef operand_b(struct gen *g, const struct weft_inst *in, bool wi
 static void emit_falu(struct gen *g, const struct weft_inst *in)
 {
 	LLVMTypeRef vf = LLVMVectorType(LLVMFloatTypeInContext(g->C), g->NL);
-	LLVMValueRef on = active(g), a, b, d;
+	LLVMValueRef on = active(g), a, b, d, r;
 
 	a = LLVMBuildBitCast(g->b, get(g, in->a), vf, "");
 	b = LLVMBuildBitCast(g->b, in->has_imm ? splat(g, c32(g, in->imm)) : get(g, in->b), vf, "");
@@ -530,7 +530,15 @@ static void emit_falu(struct gen *g, const struct weft_inst *in)
 		d = intrinsic(g, "llvm.fma", &vf, 1, args, 3);
 	}
 	}
-	set_masked(g, in->d, LLVMBuildBitCast(g->b, d, g->vi32, ""), on);
+	/*
+	 * NaN results are quiet, as the host's vector unit makes them; but
+	 * LLVM folds x + -0.0, x - 0.0 and x * 1.0 to x, which would pass a
+	 * signalling NaN through: quieted here, whatever got folded.
+	 */
+	r = LLVMBuildBitCast(g->b, d, g->vi32, "");
+	r = LLVMBuildSelect(g->b, LLVMBuildFCmp(g->b, LLVMRealUNO, d, d, ""),
+			    LLVMBuildOr(g->b, r, splat(g, c32(g, 0x00400000)), ""), r, "");
+	set_masked(g, in->d, r, on);
 }
 
 /* cvt between 32- and 64-bit integers: extended by the source's kind, or truncated. */
