@@ -61,13 +61,6 @@ weft_wg_reserve_slots(nir_shader *nir, struct weft_wg_state *s)
    s->reserved = true;
 }
 
-static void
-weft_wg_barrier(nir_builder *b)
-{
-   nir_barrier(b, .execution_scope = SCOPE_WORKGROUP, .memory_scope = SCOPE_WORKGROUP,
-               .memory_semantics = NIR_MEMORY_ACQ_REL, .memory_modes = nir_var_mem_shared);
-}
-
 static nir_def *
 weft_wg_slot_offset(nir_builder *b, nir_def *index)
 {
@@ -78,10 +71,10 @@ weft_wg_slot_offset(nir_builder *b, nir_def *index)
 static void
 weft_wg_publish(nir_builder *b, const struct weft_wg_state *s, nir_def *part)
 {
-   weft_wg_barrier(b);
+   weft_nir_workgroup_barrier(b);
    nir_store_shared(b, part, weft_wg_slot_offset(b, nir_load_subgroup_id(b)),
                     .base = s->slm_base, .align_mul = WEFT_WG_SLOT_BYTES);
-   weft_wg_barrier(b);
+   weft_nir_workgroup_barrier(b);
 }
 
 /* @op over slots [0, @count), the same in every lane of the sub-group. */

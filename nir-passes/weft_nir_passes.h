@@ -8,7 +8,7 @@
 #ifndef WEFT_NIR_PASSES_H
 #define WEFT_NIR_PASSES_H
 
-#include "compiler/nir/nir.h"
+#include "compiler/nir/nir_builder.h"
 #include "util/format/u_formats.h"
 
 #ifdef __cplusplus
@@ -123,6 +123,42 @@ static inline unsigned
 weft_image_num_textures(const nir_shader *nir)
 {
    return nir->info.num_textures;
+}
+
+/* The OpenCL pipe intrinsics (reserve_read/write_pipe at invocation,
+ * sub-group and work-group scope, commit_read/write_pipe,
+ * pipe_packet_address, is_valid_reserve_id, get_pipe_num/max_packets) onto
+ * global atomics, loads, stores and fences over the pipe's buffer; a
+ * work-group's reservation goes through shared local memory (reserved after
+ * nir->info.shared_size). */
+bool weft_nir_lower_pipes(nir_shader *nir);
+
+/* The intrinsics weft_nir_lower_pipes lowers. */
+static inline bool
+weft_nir_is_pipe_intrinsic(nir_intrinsic_op op)
+{
+   switch (op) {
+   case nir_intrinsic_reserve_read_pipe:
+   case nir_intrinsic_reserve_write_pipe:
+   case nir_intrinsic_commit_read_pipe:
+   case nir_intrinsic_commit_write_pipe:
+   case nir_intrinsic_pipe_packet_address:
+   case nir_intrinsic_is_valid_reserve_id:
+   case nir_intrinsic_get_pipe_num_packets:
+   case nir_intrinsic_get_pipe_max_packets:
+      return true;
+   default:
+      return false;
+   }
+}
+
+/* A work-group barrier that orders the work-group's shared memory accesses
+ * (the passes' slots in shared local memory). */
+static inline void
+weft_nir_workgroup_barrier(nir_builder *b)
+{
+   nir_barrier(b, .execution_scope = SCOPE_WORKGROUP, .memory_scope = SCOPE_WORKGROUP,
+               .memory_semantics = NIR_MEMORY_ACQ_REL, .memory_modes = nir_var_mem_shared);
 }
 
 #ifdef __cplusplus

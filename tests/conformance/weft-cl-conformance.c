@@ -1543,6 +1543,7 @@ main(int argc, char **argv)
    if (!only) {
       run_reqd_work_group_size(&cl, slice);
       run_local_mem_with_collective(&cl);
+      run_pipes(&cl, slice);
    }
    if (!slice && !only) {
       run_api_misuse(&cl, src);

@@ -104,5 +104,7 @@ void run_enqueue(struct cl *cl, bool slice);
 /* weft-cl-conformance-intel-images.c: their block reads and writes on
  * image2d_t. */
 void run_intel_image_blocks(struct cl *cl, bool slice);
+/* weft-cl-conformance-pipes.c: the pipe builtins and API. */
+void run_pipes(struct cl *cl, bool slice);
 
 #endif

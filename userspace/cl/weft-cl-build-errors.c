@@ -34,17 +34,6 @@ struct unsupported {
  * each must fail the build, not the process. */
 static const struct unsupported unsupported[] = {
    {
-      "pipe-argument",
-      "__kernel void pipe_reader(__read_only pipe int p, __global int *out)\n"
-      "{\n"
-      "   int v = 0;\n"
-      "   if (read_pipe(p, &v) == 0)\n"
-      "      out[get_global_id(0)] = v;\n"
-      "}\n",
-      "-cl-std=CL2.0",
-      { "pipe_reader", "pipe" },
-   },
-   {
       "private-memory-over-16k",
       "__kernel void big_private(__global int *out, int n)\n"
       "{\n"

@@ -79,6 +79,8 @@ const nir_shader_compiler_options weft_nir_options = {
    .has_enqueued_sysvals = true,
    .has_workgroup_collectives = true,
    .has_intel_subgroups = true,
+   /* weft_nir_lower_pipes; the specification's minimum. */
+   .max_pipe_packet_size = 1024,
 };
 
 /* What the ISA lacks first (masks, quads, elect, boolean cross-lane ops),
@@ -113,11 +115,12 @@ weft_preprocess_nir(nir_shader *nir, unsigned max_workgroup_size)
 {
    NIR_PASS(_, nir, weft_nir_lower_sysvals);
    /* Mesa's common sub-group lowering, then the builtins' own (nir-passes/).
-    * The work-group collectives reserve shared memory, so they are lowered
-    * here, before Rusticl places __local arguments after the kernel's
-    * shared memory. */
+    * The work-group collectives and pipes reserve shared memory, so they
+    * are lowered here, before Rusticl places __local arguments after the
+    * kernel's shared memory. */
    weft_lower_subgroups(nir);
    NIR_PASS(_, nir, weft_nir_lower_workgroup_collectives, max_workgroup_size);
+   NIR_PASS(_, nir, weft_nir_lower_pipes);
 }
 
 static unsigned
@@ -181,6 +184,10 @@ weft_optimize_nir(nir_shader *nir)
    } while (progress);
    NIR_PASS(_, nir, nir_opt_algebraic_late);
    NIR_PASS(_, nir, nir_lower_bit_size, weft_lower_bit_size_cb, NULL);
+   /* Widening a vector of 8/16-bit values (a vec2 of chars copied through
+    * a phi, as a pipe's read_pipe into a private char2 leaves) narrows it
+    * back as a vector: scalar again for the backend. */
+   NIR_PASS(_, nir, nir_lower_alu_to_scalar, NULL, NULL);
    NIR_PASS(_, nir, nir_lower_bool_to_int32);
    NIR_PASS(_, nir, nir_copy_prop);
    NIR_PASS(_, nir, nir_opt_constant_folding);

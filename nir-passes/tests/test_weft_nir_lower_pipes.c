@@ -1,0 +1,235 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Unit tests of weft_nir_lower_pipes: build a kernel with nir_builder, run
+ * the pass, check the NIR it leaves.  (What the lowered code does with
+ * real pipes, concurrently, is checked on the device model by the OpenCL
+ * conformance suite, tests/conformance/pipes.c.)
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "compiler/glsl_types.h"
+#include "compiler/nir/nir_builder.h"
+
+#include "weft_nir_passes.h"
+#include "weft_nir_pass_test.h"
+
+static const nir_shader_compiler_options options = {
+   .max_pipe_packet_size = 1024,
+};
+
+struct census {
+   unsigned pipe_intrinsics;
+   unsigned cmpxchg, atomic_reads;  /* compare-and-swaps, atomic adds of 0 */
+   unsigned workgroup_barriers, fences;
+   unsigned shared_loads, shared_stores, shared_below;
+   unsigned elects, read_firsts;
+   unsigned global_stores, loops;
+};
+
+static struct census
+count(nir_shader *nir, unsigned slm_base)
+{
+   struct census c = { 0 };
+
+   nir_foreach_function_impl(impl, nir) {
+      nir_foreach_block(block, impl) {
+         nir_cf_node *parent = block->cf_node.parent;
+
+         if (parent->type == nir_cf_node_loop &&
+             nir_loop_first_block(nir_cf_node_as_loop(parent)) == block)
+            c.loops++;
+         nir_foreach_instr(instr, block) {
+            if (instr->type != nir_instr_type_intrinsic)
+               continue;
+            nir_intrinsic_instr *intr = nir_instr_as_intrinsic(instr);
+            if (weft_nir_is_pipe_intrinsic(intr->intrinsic))
+               c.pipe_intrinsics++;
+            switch (intr->intrinsic) {
+            case nir_intrinsic_global_atomic_swap:
+               c.cmpxchg += nir_intrinsic_atomic_op(intr) == nir_atomic_op_cmpxchg;
+               break;
+            case nir_intrinsic_global_atomic:
+               c.atomic_reads += nir_intrinsic_atomic_op(intr) == nir_atomic_op_iadd &&
+                                 nir_src_is_const(intr->src[1]) &&
+                                 nir_src_as_uint(intr->src[1]) == 0;
+               break;
+            case nir_intrinsic_barrier:
+               if (nir_intrinsic_execution_scope(intr) == SCOPE_WORKGROUP)
+                  c.workgroup_barriers++;
+               else if (nir_intrinsic_memory_scope(intr) == SCOPE_DEVICE)
+                  c.fences++;
+               break;
+            case nir_intrinsic_load_shared:
+            case nir_intrinsic_store_shared:
+               if (intr->intrinsic == nir_intrinsic_load_shared)
+                  c.shared_loads++;
+               else
+                  c.shared_stores++;
+               if (nir_intrinsic_base(intr) < slm_base)
+                  c.shared_below++;
+               break;
+            case nir_intrinsic_elect: c.elects++; break;
+            case nir_intrinsic_read_first_invocation: c.read_firsts++; break;
+            case nir_intrinsic_store_global: c.global_stores++; break;
+            default: break;
+            }
+         }
+      }
+   }
+   return c;
+}
+
+/* A kernel that stores what @emit makes of a pipe argument, and uses
+ * @user_shared bytes of shared memory of its own. */
+typedef void (*emit_fn)(nir_builder *b, nir_def *pipe, nir_def *out);
+
+static nir_shader *
+build(const char *name, unsigned user_shared, emit_fn emit)
+{
+   nir_builder b = nir_builder_init_simple_shader(MESA_SHADER_KERNEL, &options, "%s", name);
+   nir_def *pipe = nir_imm_int64(&b, 0x200000);
+   nir_def *out = nir_imm_int64(&b, 0x10000);
+
+   b.shader->info.workgroup_size_variable = true;
+   b.shader->info.shared_size = user_shared;
+   emit(&b, pipe, out);
+   return b.shader;
+}
+
+static void
+emit_write_packet(nir_builder *b, nir_def *pipe, nir_def *out, mesa_scope scope)
+{
+   nir_def *rid = nir_reserve_write_pipe(b, pipe, nir_imm_int(b, 4), .packet_size = 12,
+                                         .execution_scope = scope);
+   nir_def *addr = nir_pipe_packet_address(b, pipe, rid, nir_imm_int(b, 1), .packet_size = 12);
+
+   nir_store_global(b, out, 8, addr, 1);
+   nir_store_global(b, nir_iadd_imm(b, out, 8), 4,
+                    nir_b2i32(b, nir_is_valid_reserve_id(b, rid)), 1);
+   nir_commit_write_pipe(b, pipe, rid, .packet_size = 12, .execution_scope = scope);
+}
+
+static void
+emit_invocation(nir_builder *b, nir_def *pipe, nir_def *out)
+{
+   emit_write_packet(b, pipe, out, SCOPE_INVOCATION);
+}
+
+static void
+emit_subgroup(nir_builder *b, nir_def *pipe, nir_def *out)
+{
+   emit_write_packet(b, pipe, out, SCOPE_SUBGROUP);
+}
+
+static void
+emit_workgroup(nir_builder *b, nir_def *pipe, nir_def *out)
+{
+   emit_write_packet(b, pipe, out, SCOPE_WORKGROUP);
+}
+
+static void
+emit_two_workgroup_reads(nir_builder *b, nir_def *pipe, nir_def *out)
+{
+   for (unsigned i = 0; i < 2; i++) {
+      nir_def *rid = nir_reserve_read_pipe(b, pipe, nir_imm_int(b, 64), .packet_size = 4,
+                                           .execution_scope = SCOPE_WORKGROUP);
+      nir_store_global(b, nir_iadd_imm(b, out, 8 * i), 8, rid, 1);
+      nir_commit_read_pipe(b, pipe, rid, .packet_size = 4, .execution_scope = SCOPE_WORKGROUP);
+   }
+}
+
+static void
+emit_counts(nir_builder *b, nir_def *pipe, nir_def *out)
+{
+   nir_store_global(b, out, 4, nir_get_pipe_num_packets(b, pipe, .packet_size = 4), 1);
+   nir_store_global(b, nir_iadd_imm(b, out, 4), 4,
+                    nir_get_pipe_max_packets(b, pipe, .packet_size = 4), 1);
+}
+
+static void
+emit_nothing(nir_builder *b, nir_def *pipe, nir_def *out)
+{
+   nir_store_global(b, out, 8, pipe, 1);
+}
+
+struct expect {
+   unsigned cmpxchg, atomic_reads, workgroup_barriers, elects, read_firsts;
+   unsigned shared_loads, shared_stores, shared_size;
+   bool progress;
+};
+
+static void
+check(const char *name, unsigned user_shared, emit_fn emit, struct expect e)
+{
+   nir_shader *nir = build(name, user_shared, emit);
+   bool ok = true;
+
+   nir_validate_shader(nir, "before");
+   bool progress = weft_nir_lower_pipes(nir);
+   nir_validate_shader(nir, "after weft_nir_lower_pipes");
+
+   struct census c = count(nir, user_shared);
+
+   CHECK(progress == e.progress, "progress %d", progress);
+   CHECK(c.pipe_intrinsics == 0, "%u pipe intrinsics left", c.pipe_intrinsics);
+   CHECK(c.cmpxchg == e.cmpxchg, "%u compare-and-swaps, want %u", c.cmpxchg, e.cmpxchg);
+   CHECK(c.atomic_reads == e.atomic_reads, "%u atomic position reads, want %u", c.atomic_reads,
+         e.atomic_reads);
+   CHECK(c.workgroup_barriers == e.workgroup_barriers, "%u work-group barriers, want %u",
+         c.workgroup_barriers, e.workgroup_barriers);
+   CHECK(c.elects == e.elects, "%u elects, want %u", c.elects, e.elects);
+   CHECK(c.read_firsts == e.read_firsts, "%u read_first_invocations, want %u", c.read_firsts,
+         e.read_firsts);
+   CHECK(c.shared_loads == e.shared_loads && c.shared_stores == e.shared_stores,
+         "%u shared loads, %u stores", c.shared_loads, c.shared_stores);
+   CHECK(c.shared_below == 0, "%u shared accesses overlap the kernel's own", c.shared_below);
+   CHECK(nir->info.shared_size == e.shared_size, "shared_size %u, want %u",
+         nir->info.shared_size, e.shared_size);
+   if (e.cmpxchg) {
+      /* A reservation retries in a loop, checks its slots in another, and
+       * a commit sets them in a third; a fence orders the packets. */
+      CHECK(c.loops >= 3, "%u loops", c.loops);
+      CHECK(c.fences >= 1, "%u device fences", c.fences);
+   }
+
+   test_result(name, ok);
+   ralloc_free(nir);
+}
+
+int
+main(void)
+{
+   glsl_type_singleton_init_or_ref();
+
+   /* One invocation: positions read atomically (read, then write
+    * position, and both again when the slots were not ready), one
+    * compare-and-swap, nothing shared. */
+   check("reserve-commit-invocation", 0, emit_invocation,
+         (struct expect){ .cmpxchg = 1, .atomic_reads = 4, .progress = true });
+   /* The sub-group: the elected invocation reserves and commits, its
+    * reserve id (two halves) goes to every invocation. */
+   check("reserve-commit-subgroup", 0, emit_subgroup,
+         (struct expect){ .cmpxchg = 1, .atomic_reads = 4, .elects = 2, .read_firsts = 2,
+                          .progress = true });
+   /* The work-group: an 8-byte slot after the kernel's 20 bytes (rounded
+    * up to 24), two barriers around the reservation, one before the
+    * commit. */
+   check("reserve-commit-workgroup", 20, emit_workgroup,
+         (struct expect){ .cmpxchg = 1, .atomic_reads = 4, .workgroup_barriers = 3,
+                          .shared_loads = 1, .shared_stores = 1, .shared_size = 32,
+                          .progress = true });
+   /* Two work-group reservations share the slot; a reader looks at the
+    * read position only (twice when the slots were not ready). */
+   check("two-workgroup-reads-share-the-slot", 0, emit_two_workgroup_reads,
+         (struct expect){ .cmpxchg = 2, .atomic_reads = 4, .workgroup_barriers = 6,
+                          .shared_loads = 2, .shared_stores = 2, .shared_size = 8,
+                          .progress = true });
+   check("num-and-max-packets", 0, emit_counts,
+         (struct expect){ .atomic_reads = 2, .progress = true });
+   check("no-pipes-untouched", 12, emit_nothing, (struct expect){ .shared_size = 12 });
+
+   glsl_type_singleton_decref();
+   printf("%d passed, %d failed\n", passed, failed);
+   return failed ? 1 : 0;
+}
