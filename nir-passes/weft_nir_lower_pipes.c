@@ -161,18 +161,26 @@ weft_pipe_slots_in_state(nir_builder *b, const struct weft_pipe *p, nir_def *fir
    return nir_load_var(b, all);
 }
 
-/* One invocation's reservation of @n packets of @packet_size bytes. */
+/* The pipe takes @n packets of @packet_size bytes at all: not 0, not more
+ * than it holds, and packets of its size (a kernel whose packet type is not
+ * the pipe's gets none). */
 static nir_def *
-weft_pipe_reserve(nir_builder *b, nir_def *pipe, nir_def *n, unsigned packet_size, bool write)
+weft_pipe_usable(nir_builder *b, const struct weft_pipe *p, nir_def *n, unsigned packet_size)
+{
+   return nir_iand(b, nir_iand(b, nir_ine_imm(b, n, 0), nir_uge(b, p->max_packets, n)),
+                   nir_ieq_imm(b, p->packet_size, packet_size));
+}
+
+/* @n packets from the write (read) position: the reserve id, invalid when
+ * the pipe is full (empty).  @n must be usable. */
+static nir_def *
+weft_pipe_reserve_range(nir_builder *b, const struct weft_pipe *p, nir_def *n, bool write)
 {
    const unsigned own = write ? WEFT_PIPE_WRITE_POS : WEFT_PIPE_READ_POS;
    nir_variable *rid = nir_local_variable_create(b->impl, glsl_uint64_t_type(), "weft_pipe_rid");
-   struct weft_pipe p = weft_pipe_open(b, pipe);
+   nir_def *pipe = p->addr;
 
    nir_store_var(b, rid, nir_imm_int64(b, 0), 1);
-   /* A kernel whose packet type is not the pipe's gets no packets. */
-   nir_push_if(b, nir_iand(b, nir_iand(b, nir_ine_imm(b, n, 0), nir_uge(b, p.max_packets, n)),
-                           nir_ieq_imm(b, p.packet_size, packet_size)));
    nir_push_loop(b);
    {
       /* The read position first: it never passes the write position. */
@@ -182,10 +190,10 @@ weft_pipe_reserve(nir_builder *b, nir_def *pipe, nir_def *n, unsigned packet_siz
 
       if (write) {
          nir_def *held = nir_isub(b, first, read_pos);
-         room = nir_uge(b, p.max_packets, nir_iadd(b, held, n));
+         room = nir_uge(b, p->max_packets, nir_iadd(b, held, n));
       }
       nir_push_if(b, room);
-      nir_def *ready = weft_pipe_slots_in_state(b, &p, first, n, write ? 0 : 1);
+      nir_def *ready = weft_pipe_slots_in_state(b, p, first, n, write ? 0 : 1);
       nir_pop_if(b, NULL);
       ready = nir_if_phi(b, ready, no);
 
@@ -218,10 +226,69 @@ weft_pipe_reserve(nir_builder *b, nir_def *pipe, nir_def *n, unsigned packet_siz
       nir_pop_if(b, got_slots);
    }
    nir_pop_loop(b, NULL);
-   nir_pop_if(b, NULL);
-   /* A reader sees the packets its writers committed. */
+   return nir_load_var(b, rid);
+}
+
+/* A reader sees the packets its writers committed. */
+static void
+weft_pipe_acquire(nir_builder *b, bool write)
+{
    if (!write)
       weft_pipe_fence(b);
+}
+
+/* A reservation by the one invocation that runs this (a group's). */
+static nir_def *
+weft_pipe_reserve_alone(nir_builder *b, nir_def *pipe, nir_def *n, unsigned packet_size,
+                        bool write)
+{
+   struct weft_pipe p = weft_pipe_open(b, pipe);
+   nir_def *none = nir_imm_int64(b, 0);
+
+   nir_push_if(b, weft_pipe_usable(b, &p, n, packet_size));
+   nir_def *rid = weft_pipe_reserve_range(b, &p, n, write);
+   nir_pop_if(b, NULL);
+   rid = nir_if_phi(b, rid, none);
+   weft_pipe_acquire(b, write);
+   return rid;
+}
+
+/* The largest reservation an invocation makes together with its sub-group:
+ * 32 of them add up without overflow. */
+#define WEFT_PIPE_MAX_SHARED_RESERVATION 0xffff
+
+/* Every invocation's own reservation of @n packets.  The invocations of a
+ * sub-group that reserve at once first try as one: the first reserves
+ * their sum and each takes its part, one compare-and-swap instead of one
+ * per invocation.  When the sum does not fit, each tries alone, so every
+ * invocation still gets its packets whenever it would have alone. */
+static nir_def *
+weft_pipe_reserve_each(nir_builder *b, nir_def *pipe, nir_def *n, unsigned packet_size,
+                       bool write)
+{
+   nir_variable *rid = nir_local_variable_create(b->impl, glsl_uint64_t_type(), "weft_pipe_rid");
+   struct weft_pipe p = weft_pipe_open(b, pipe);
+   nir_def *usable = weft_pipe_usable(b, &p, n, packet_size);
+   nir_def *shared = nir_iand(b, usable, nir_ule_imm(b, n, WEFT_PIPE_MAX_SHARED_RESERVATION));
+   nir_def *part = nir_bcsel(b, shared, n, nir_imm_int(b, 0));
+   nir_def *total = nir_reduce(b, part, .reduction_op = nir_op_iadd);
+   nir_def *before = nir_exclusive_scan(b, part, .reduction_op = nir_op_iadd);
+   nir_def *none = nir_imm_int64(b, 0);
+
+   nir_push_if(b, nir_iand(b, nir_elect(b, 1), nir_ine_imm(b, total, 0)));
+   nir_def *all = weft_pipe_reserve_range(b, &p, total, write);
+   nir_pop_if(b, NULL);
+   all = nir_if_phi(b, all, none);
+   nir_def *first = nir_read_first_invocation(b, weft_pipe_rid_first(b, all));
+   nir_def *got = nir_ine_imm(b, nir_read_first_invocation(b, weft_pipe_rid_count(b, all)), 0);
+
+   nir_store_var(b, rid, nir_bcsel(b, nir_iand(b, shared, got),
+                                   nir_pack_64_2x32_split(b, nir_iadd(b, first, before), n),
+                                   none), 1);
+   nir_push_if(b, nir_iand(b, usable, nir_inot(b, nir_iand(b, shared, got))));
+   nir_store_var(b, rid, weft_pipe_reserve_range(b, &p, n, write), 1);
+   nir_pop_if(b, NULL);
+   weft_pipe_acquire(b, write);
    return nir_load_var(b, rid);
 }
 
@@ -288,14 +355,14 @@ weft_pipe_group_reserve(nir_builder *b, struct weft_pipe_state *s, nir_intrinsic
    nir_def *rid;
 
    if (scope == SCOPE_INVOCATION)
-      return weft_pipe_reserve(b, pipe, n, packet_size, write);
+      return weft_pipe_reserve_each(b, pipe, n, packet_size, write);
 
    if (scope == SCOPE_SUBGROUP) {
       /* (the phi's sources must come before it) */
       nir_def *undef = nir_undef(b, 1, 64);
 
       nir_push_if(b, nir_elect(b, 1));
-      nir_def *mine = weft_pipe_reserve(b, pipe, n, packet_size, write);
+      nir_def *mine = weft_pipe_reserve_alone(b, pipe, n, packet_size, write);
       nir_pop_if(b, NULL);
       rid = nir_if_phi(b, mine, undef);
       nir_def *lo = nir_read_first_invocation(b, weft_pipe_rid_first(b, rid));
@@ -307,7 +374,7 @@ weft_pipe_group_reserve(nir_builder *b, struct weft_pipe_state *s, nir_intrinsic
    /* Earlier users of the slot have read it. */
    weft_nir_workgroup_barrier(b);
    nir_push_if(b, nir_ieq_imm(b, nir_load_local_invocation_index(b), 0));
-   nir_store_shared(b, weft_pipe_reserve(b, pipe, n, packet_size, write), nir_imm_int(b, 0),
+   nir_store_shared(b, weft_pipe_reserve_alone(b, pipe, n, packet_size, write), nir_imm_int(b, 0),
                     .base = s->slm_base, .align_mul = WEFT_PIPE_SLOT_BYTES);
    nir_pop_if(b, NULL);
    weft_nir_workgroup_barrier(b);

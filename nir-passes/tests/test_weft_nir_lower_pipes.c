@@ -202,11 +202,15 @@ main(void)
 {
    glsl_type_singleton_init_or_ref();
 
-   /* One invocation: positions read atomically (read, then write
-    * position, and both again when the slots were not ready), one
-    * compare-and-swap, nothing shared. */
+   /* Every invocation: the sub-group tries as one (the elected invocation
+    * reserves the sum, a reduction and a scan share it out, its reserve
+    * id goes to every invocation), then alone if that failed: twice the
+    * positions read atomically (read, then write position, and both again
+    * when the slots were not ready), two compare-and-swaps, nothing
+    * shared. */
    check("reserve-commit-invocation", 0, emit_invocation,
-         (struct expect){ .cmpxchg = 1, .atomic_reads = 4, .progress = true });
+         (struct expect){ .cmpxchg = 2, .atomic_reads = 8, .elects = 1, .read_firsts = 2,
+                          .progress = true });
    /* The sub-group: the elected invocation reserves and commits, its
     * reserve id (two halves) goes to every invocation. */
    check("reserve-commit-subgroup", 0, emit_subgroup,
