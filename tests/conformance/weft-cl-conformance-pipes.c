@@ -565,6 +565,10 @@ run_type_cases(struct cl *cl, cl_program prog, unsigned simd, const struct pipe_
 /* --- Contention, persistence, the API, misuse ---------------------------- */
 
 static const char *extra_source =
+   /* Built as OpenCL C 3.0, where pipes are an optional feature. */
+   "#ifndef __opencl_c_pipes\n"
+   "#error \"__opencl_c_pipes is not defined under OpenCL C 3.0\"\n"
+   "#endif\n"
    "kernel void contend(write_only pipe uint wp, read_only pipe uint rp, global int *wst,\n"
    "                    global uint *got, global int *rst)\n"
    "{\n"
@@ -746,6 +750,81 @@ expect_err(cl_int got, cl_int want, const char *what)
    report(got == want, "pipe api: %s: %d (want %d)", what, got, want);
 }
 
+/* A pipe is not a buffer object: the host commands on buffers refuse it
+ * whichever side it is on, and it has no sub-buffers. */
+static void
+case_host_commands(struct cl *cl)
+{
+   const size_t origin[3] = {0, 0, 0}, region[3] = {4, 1, 1}, texel[3] = {1, 1, 1};
+   const cl_image_format format = {CL_R, CL_UNSIGNED_INT32};
+   const cl_image_desc desc = {.image_type = CL_MEM_OBJECT_IMAGE1D, .image_width = 1};
+   const cl_buffer_region sub = {0, 4};
+   cl_uint refs = 0, pattern = 0;
+   uint8_t data[64] = {0};
+   cl_int err, image_err;
+   /* Host access allowed: only the object's type refuses these. */
+   cl_mem pipe = new_pipe(cl, 4, 16), buffer = new_buffer(cl, 64, NULL), image, sub_buffer;
+
+   if (!pipe || !buffer) {
+      expect_err(CL_OUT_OF_RESOURCES, CL_SUCCESS, "the pipe and buffer for the host commands");
+      if (pipe)
+         clReleaseMemObject(pipe);
+      if (buffer)
+         clReleaseMemObject(buffer);
+      return;
+   }
+   image = clCreateImage(cl->ctx, CL_MEM_READ_WRITE, &format, &desc, NULL, &image_err);
+
+   expect_err(clEnqueueReadBuffer(cl->q, pipe, CL_TRUE, 0, 4, data, 0, NULL, NULL),
+              CL_INVALID_MEM_OBJECT, "clEnqueueReadBuffer of a pipe");
+   expect_err(clEnqueueWriteBuffer(cl->q, pipe, CL_TRUE, 0, 4, data, 0, NULL, NULL),
+              CL_INVALID_MEM_OBJECT, "clEnqueueWriteBuffer to a pipe");
+   expect_err(clEnqueueReadBufferRect(cl->q, pipe, CL_TRUE, origin, origin, region, 0, 0, 0, 0,
+                                      data, 0, NULL, NULL),
+              CL_INVALID_MEM_OBJECT, "clEnqueueReadBufferRect of a pipe");
+   expect_err(clEnqueueWriteBufferRect(cl->q, pipe, CL_TRUE, origin, origin, region, 0, 0, 0,
+                                       0, data, 0, NULL, NULL),
+              CL_INVALID_MEM_OBJECT, "clEnqueueWriteBufferRect to a pipe");
+   expect_err(clEnqueueCopyBuffer(cl->q, pipe, buffer, 0, 0, 4, 0, NULL, NULL),
+              CL_INVALID_MEM_OBJECT, "clEnqueueCopyBuffer from a pipe");
+   expect_err(clEnqueueCopyBuffer(cl->q, buffer, pipe, 0, 0, 4, 0, NULL, NULL),
+              CL_INVALID_MEM_OBJECT, "clEnqueueCopyBuffer to a pipe");
+   expect_err(clEnqueueCopyBufferRect(cl->q, pipe, buffer, origin, origin, region, 0, 0, 0, 0,
+                                      0, NULL, NULL),
+              CL_INVALID_MEM_OBJECT, "clEnqueueCopyBufferRect from a pipe");
+   expect_err(clEnqueueCopyBufferRect(cl->q, buffer, pipe, origin, origin, region, 0, 0, 0, 0,
+                                      0, NULL, NULL),
+              CL_INVALID_MEM_OBJECT, "clEnqueueCopyBufferRect to a pipe");
+   expect_err(clEnqueueFillBuffer(cl->q, pipe, &pattern, sizeof(pattern), 0, 4, 0, NULL, NULL),
+              CL_INVALID_MEM_OBJECT, "clEnqueueFillBuffer of a pipe");
+   void *map = clEnqueueMapBuffer(cl->q, pipe, CL_TRUE, CL_MAP_READ, 0, 4, 0, NULL, NULL, &err);
+   expect_err(map ? CL_SUCCESS : err, CL_INVALID_MEM_OBJECT, "clEnqueueMapBuffer of a pipe");
+   sub_buffer = clCreateSubBuffer(pipe, 0, CL_BUFFER_CREATE_TYPE_REGION, &sub, &err);
+   expect_err(sub_buffer ? CL_SUCCESS : err, CL_INVALID_MEM_OBJECT, "clCreateSubBuffer of a pipe");
+   if (sub_buffer)
+      clReleaseMemObject(sub_buffer);
+   if (image) {
+      expect_err(clEnqueueCopyBufferToImage(cl->q, pipe, image, 0, origin, texel, 0, NULL,
+                                            NULL),
+                 CL_INVALID_MEM_OBJECT, "clEnqueueCopyBufferToImage from a pipe");
+      expect_err(clEnqueueCopyImageToBuffer(cl->q, image, pipe, origin, texel, 0, 0, NULL,
+                                            NULL),
+                 CL_INVALID_MEM_OBJECT, "clEnqueueCopyImageToBuffer to a pipe");
+      clReleaseMemObject(image);
+   } else {
+      expect_err(image_err, CL_SUCCESS, "the image for the copies to and from a pipe");
+   }
+   expect_err(clGetMemObjectInfo(pipe, CL_MEM_REFERENCE_COUNT, sizeof(refs), &refs, NULL),
+              CL_SUCCESS, "clGetMemObjectInfo of a pipe's reference count");
+   cases_in_matrix++;
+   report(refs == 1, "pipe api: a pipe's reference count is %u", refs);
+   if (map)
+      clEnqueueUnmapMemObject(cl->q, pipe, map, 0, NULL, NULL);
+   clFinish(cl->q);
+   clReleaseMemObject(pipe);
+   clReleaseMemObject(buffer);
+}
+
 static void
 case_api(struct cl *cl, cl_program prog)
 {
@@ -908,11 +987,15 @@ run_pipes(struct cl *cl, bool slice)
    for (unsigned w = 0; w < sizeof(widths) / sizeof(widths[0]); w++) {
       unsigned simd = widths[w];
 
+      /* Pipes came with OpenCL C 2.0 and are an optional feature of 3.0:
+       * the matrix runs at SIMD 16 as 3.0, at 8 and 32 as 2.0. */
+      const char *std = simd == 16 ? "-cl-std=CL3.0" : "-cl-std=CL2.0";
+
       t0 = now();
-      cl_program prog = build(cl, src, simd, "-cl-std=CL2.0");
+      cl_program prog = build(cl, src, simd, std);
       if (!prog) {
          cases_in_matrix++;
-         report(false, "pipe build simd%u: the program did not build", simd);
+         report(false, "pipe build simd%u: the program did not build with %s", simd, std);
          continue;
       }
       if (getenv("WEFT_CONFORMANCE_VERBOSE"))
@@ -932,14 +1015,15 @@ run_pipes(struct cl *cl, bool slice)
    }
    free(src);
 
-   cl_program extra = build(cl, extra_source, 16, "-cl-std=CL2.0");
-   if (!extra) {
-      cases_in_matrix++;
-      report(false, "pipe build: the contention and misuse kernels did not build");
+   cl_program extra = build(cl, extra_source, 16, "-cl-std=CL3.0");
+   cases_in_matrix++;
+   report(extra, "pipe build: the contention and misuse kernels build as OpenCL C 3.0, "
+          "__opencl_c_pipes defined");
+   if (!extra)
       return;
-   }
    case_contention(cl, extra, slice ? 256 : 4096);
    case_two_queues(cl, extra);
+   case_host_commands(cl);
    if (!slice) {
       case_api(cl, extra);
       cl_command_queue doomed = NULL;

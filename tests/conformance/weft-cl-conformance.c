@@ -17,16 +17,17 @@
  * accuracy against the specification's ULP tables), weft-cl-conformance-
  * intel.c (the cl_intel_subgroups shuffles and block reads and writes),
  * weft-cl-conformance-intel-images.c (their block I/O on images),
- * weft-cl-conformance-enqueue.c (device-side enqueue).
+ * weft-cl-conformance-enqueue.c (device-side enqueue),
+ * weft-cl-conformance-pipes.c (the pipe builtins and API).
  *
- *   weft-cl-conformance [--slice] [--clc20 | --math | --intel] [-v]
+ *   weft-cl-conformance [--slice] [--clc20 | --math | --intel | --pipes] [-v]
  *
  * --slice: SIMD 8, 16 and 32 in one shape (1D, partial last sub-group)
  * for the VM tier: every function at least once per width.  Prints one
  * line per case, the matrix's size and "N passed, M failed".  --clc20: the
  * OpenCL C 2.0 tests only (weft-cl-clc20.c).  --math: the math functions'
  * accuracy only (weft-cl-conformance-math.c).  --intel: the Intel
- * sub-group families only.
+ * sub-group families only.  --pipes: the pipe family only.
  */
 #include "weft-cl-conformance.h"
 
@@ -1439,7 +1440,8 @@ now(void)
 int
 main(int argc, char **argv)
 {
-   bool slice = false, clc20_only = false, math_only = false, intel_only = false, only;
+   bool slice = false, clc20_only = false, math_only = false, intel_only = false;
+   bool pipes_only = false, only;
    struct cl cl = {0};
    cl_platform_id plats[8];
    cl_uint np = 0;
@@ -1454,14 +1456,17 @@ main(int argc, char **argv)
          math_only = true;
       else if (!strcmp(argv[i], "--intel"))
          intel_only = true;
+      else if (!strcmp(argv[i], "--pipes"))
+         pipes_only = true;
       else if (!strcmp(argv[i], "-v"))
          verbose = 1;
       else {
-         fprintf(stderr, "usage: %s [--slice] [--clc20 | --math | --intel] [-v]\n", argv[0]);
+         fprintf(stderr, "usage: %s [--slice] [--clc20 | --math | --intel | --pipes] [-v]\n",
+                 argv[0]);
          return 2;
       }
    }
-   only = clc20_only || math_only || intel_only;
+   only = clc20_only || math_only || intel_only || pipes_only;
    if (clGetPlatformIDs(8, plats, &np) || !np) {
       printf("no OpenCL platform\n0 passed, 1 failed\n");
       return 1;
@@ -1534,23 +1539,24 @@ main(int argc, char **argv)
          clReleaseProgram(prog);
    }
    std_tag = "";
-   if (!clc20_only && !intel_only)
+   if (!clc20_only && !intel_only && !pipes_only)
       run_math(&cl, slice);
    if (!only)
       run_images(&cl, slice);
-   if (!math_only && !intel_only)
+   if (!math_only && !intel_only && !pipes_only)
       run_clc20(&cl, slice);
    if (!only) {
       run_reqd_work_group_size(&cl, slice);
       run_local_mem_with_collective(&cl);
-      run_pipes(&cl, slice);
    }
+   if (!only || pipes_only)
+      run_pipes(&cl, slice);
    if (!slice && !only) {
       run_api_misuse(&cl, src);
       run_constant_args(&cl);
       run_bad_input(&cl, src);
    }
-   if (!clc20_only && !math_only) {
+   if (!clc20_only && !math_only && !pipes_only) {
       run_intel_subgroups(&cl, slice);
       run_intel_image_blocks(&cl, slice);
    }
