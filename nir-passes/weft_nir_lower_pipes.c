@@ -28,7 +28,8 @@
  * holds at most its maximum) and a compare-and-swap moves the position
  * from p to p + n; when the slots are not ready and no position moved
  * since it was read, the reservation fails (the pipe is full, or empty);
- * a commit sets the n states.  Nobody waits for anybody: a reservation
+ * a commit moves the n states on from the ones the reservation found, and
+ * leaves a slot in any other state alone.  Nobody waits for anybody: a reservation
  * fails rather than wait, commits may come in any order, and a packet is
  * never given to two readers or lost.
  *
@@ -292,7 +293,12 @@ weft_pipe_reserve_each(nir_builder *b, nir_def *pipe, nir_def *n, unsigned packe
    return nir_load_var(b, rid);
 }
 
-/* One invocation's commit of @rid: the packets' states move on. */
+/* One invocation's commit of @rid: the packets' states move on, each from
+ * the state the reservation found it in, with a compare-and-swap; a slot in
+ * any other state is left alone.  So a reservation committed twice (or a
+ * reserve id committed on the wrong side) changes nothing the second time,
+ * even when the slot has since been read, or written again in its next lap,
+ * where a plain store would have put it back a phase and wedged it. */
 static void
 weft_pipe_commit(nir_builder *b, nir_def *pipe, nir_def *rid, bool write)
 {
@@ -312,8 +318,10 @@ weft_pipe_commit(nir_builder *b, nir_def *pipe, nir_def *rid, bool write)
          nir_def *i = nir_load_var(b, k);
          nir_break_if(b, nir_uge(b, i, n));
          nir_def *pos = nir_iadd(b, first, i);
-         nir_store_global(b, weft_pipe_state_addr(b, &p, pos), 4,
-                          weft_pipe_state_value(b, &p, pos, write ? 1 : 2), 1);
+         nir_global_atomic_swap(b, 32, weft_pipe_state_addr(b, &p, pos),
+                                weft_pipe_state_value(b, &p, pos, write ? 0 : 1),
+                                weft_pipe_state_value(b, &p, pos, write ? 1 : 2),
+                                .atomic_op = nir_atomic_op_cmpxchg);
          nir_store_var(b, k, nir_iadd_imm(b, i, 1), 1);
       }
       nir_pop_loop(b, NULL);

@@ -19,6 +19,7 @@ static const nir_shader_compiler_options options = {
 };
 
 struct census {
+   unsigned slm_base; /* where the pass's slot starts */
    unsigned pipe_intrinsics;
    unsigned cmpxchg, atomic_reads;  /* compare-and-swaps, atomic adds of 0 */
    unsigned workgroup_barriers, fences;
@@ -27,56 +28,49 @@ struct census {
    unsigned global_stores, loops;
 };
 
+static void
+census_add(nir_intrinsic_instr *intr, void *data)
+{
+   struct census *c = data;
+
+   if (weft_nir_is_pipe_intrinsic(intr->intrinsic))
+      c->pipe_intrinsics++;
+   switch (intr->intrinsic) {
+   case nir_intrinsic_global_atomic_swap:
+      c->cmpxchg += nir_intrinsic_atomic_op(intr) == nir_atomic_op_cmpxchg;
+      break;
+   case nir_intrinsic_global_atomic:
+      c->atomic_reads += nir_intrinsic_atomic_op(intr) == nir_atomic_op_iadd &&
+                         nir_src_is_const(intr->src[1]) && nir_src_as_uint(intr->src[1]) == 0;
+      break;
+   case nir_intrinsic_barrier:
+      if (nir_intrinsic_execution_scope(intr) == SCOPE_WORKGROUP)
+         c->workgroup_barriers++;
+      else if (nir_intrinsic_memory_scope(intr) == SCOPE_DEVICE)
+         c->fences++;
+      break;
+   case nir_intrinsic_load_shared:
+   case nir_intrinsic_store_shared:
+      if (intr->intrinsic == nir_intrinsic_load_shared)
+         c->shared_loads++;
+      else
+         c->shared_stores++;
+      if (nir_intrinsic_base(intr) < c->slm_base)
+         c->shared_below++;
+      break;
+   case nir_intrinsic_elect: c->elects++; break;
+   case nir_intrinsic_read_first_invocation: c->read_firsts++; break;
+   case nir_intrinsic_store_global: c->global_stores++; break;
+   default: break;
+   }
+}
+
 static struct census
 count(nir_shader *nir, unsigned slm_base)
 {
-   struct census c = { 0 };
+   struct census c = { .slm_base = slm_base };
 
-   nir_foreach_function_impl(impl, nir) {
-      nir_foreach_block(block, impl) {
-         nir_cf_node *parent = block->cf_node.parent;
-
-         if (parent->type == nir_cf_node_loop &&
-             nir_loop_first_block(nir_cf_node_as_loop(parent)) == block)
-            c.loops++;
-         nir_foreach_instr(instr, block) {
-            if (instr->type != nir_instr_type_intrinsic)
-               continue;
-            nir_intrinsic_instr *intr = nir_instr_as_intrinsic(instr);
-            if (weft_nir_is_pipe_intrinsic(intr->intrinsic))
-               c.pipe_intrinsics++;
-            switch (intr->intrinsic) {
-            case nir_intrinsic_global_atomic_swap:
-               c.cmpxchg += nir_intrinsic_atomic_op(intr) == nir_atomic_op_cmpxchg;
-               break;
-            case nir_intrinsic_global_atomic:
-               c.atomic_reads += nir_intrinsic_atomic_op(intr) == nir_atomic_op_iadd &&
-                                 nir_src_is_const(intr->src[1]) &&
-                                 nir_src_as_uint(intr->src[1]) == 0;
-               break;
-            case nir_intrinsic_barrier:
-               if (nir_intrinsic_execution_scope(intr) == SCOPE_WORKGROUP)
-                  c.workgroup_barriers++;
-               else if (nir_intrinsic_memory_scope(intr) == SCOPE_DEVICE)
-                  c.fences++;
-               break;
-            case nir_intrinsic_load_shared:
-            case nir_intrinsic_store_shared:
-               if (intr->intrinsic == nir_intrinsic_load_shared)
-                  c.shared_loads++;
-               else
-                  c.shared_stores++;
-               if (nir_intrinsic_base(intr) < slm_base)
-                  c.shared_below++;
-               break;
-            case nir_intrinsic_elect: c.elects++; break;
-            case nir_intrinsic_read_first_invocation: c.read_firsts++; break;
-            case nir_intrinsic_store_global: c.global_stores++; break;
-            default: break;
-            }
-         }
-      }
-   }
+   c.loops = weft_test_visit_intrinsics(nir, census_add, &c);
    return c;
 }
 
@@ -166,6 +160,7 @@ check(const char *name, unsigned user_shared, emit_fn emit, struct expect e)
    bool ok = true;
 
    nir_validate_shader(nir, "before");
+   unsigned own_stores = count(nir, user_shared).global_stores;
    bool progress = weft_nir_lower_pipes(nir);
    nir_validate_shader(nir, "after weft_nir_lower_pipes");
 
@@ -183,6 +178,9 @@ check(const char *name, unsigned user_shared, emit_fn emit, struct expect e)
          e.read_firsts);
    CHECK(c.shared_loads == e.shared_loads && c.shared_stores == e.shared_stores,
          "%u shared loads, %u stores", c.shared_loads, c.shared_stores);
+   /* Slot states change hands by compare-and-swap only, never a store. */
+   CHECK(c.global_stores == own_stores, "%u global stores, want the kernel's own %u",
+         c.global_stores, own_stores);
    CHECK(c.shared_below == 0, "%u shared accesses overlap the kernel's own", c.shared_below);
    CHECK(nir->info.shared_size == e.shared_size, "shared_size %u, want %u",
          nir->info.shared_size, e.shared_size);
@@ -206,27 +204,28 @@ main(void)
     * reserves the sum, a reduction and a scan share it out, its reserve
     * id goes to every invocation), then alone if that failed: twice the
     * positions read atomically (read, then write position, and both again
-    * when the slots were not ready), two compare-and-swaps, nothing
-    * shared. */
+    * when the slots were not ready), two compare-and-swaps on the position
+    * and one on the slot state the commit moves on, nothing shared. */
    check("reserve-commit-invocation", 0, emit_invocation,
-         (struct expect){ .cmpxchg = 2, .atomic_reads = 8, .elects = 1, .read_firsts = 2,
+         (struct expect){ .cmpxchg = 3, .atomic_reads = 8, .elects = 1, .read_firsts = 2,
                           .progress = true });
-   /* The sub-group: the elected invocation reserves and commits, its
-    * reserve id (two halves) goes to every invocation. */
+   /* The sub-group: the elected invocation reserves and commits (a
+    * compare-and-swap each), its reserve id (two halves) goes to every
+    * invocation. */
    check("reserve-commit-subgroup", 0, emit_subgroup,
-         (struct expect){ .cmpxchg = 1, .atomic_reads = 4, .elects = 2, .read_firsts = 2,
+         (struct expect){ .cmpxchg = 2, .atomic_reads = 4, .elects = 2, .read_firsts = 2,
                           .progress = true });
    /* The work-group: an 8-byte slot after the kernel's 20 bytes (rounded
     * up to 24), two barriers around the reservation, one before the
     * commit. */
    check("reserve-commit-workgroup", 20, emit_workgroup,
-         (struct expect){ .cmpxchg = 1, .atomic_reads = 4, .workgroup_barriers = 3,
+         (struct expect){ .cmpxchg = 2, .atomic_reads = 4, .workgroup_barriers = 3,
                           .shared_loads = 1, .shared_stores = 1, .shared_size = 32,
                           .progress = true });
    /* Two work-group reservations share the slot; a reader looks at the
     * read position only (twice when the slots were not ready). */
    check("two-workgroup-reads-share-the-slot", 0, emit_two_workgroup_reads,
-         (struct expect){ .cmpxchg = 2, .atomic_reads = 4, .workgroup_barriers = 6,
+         (struct expect){ .cmpxchg = 4, .atomic_reads = 4, .workgroup_barriers = 6,
                           .shared_loads = 2, .shared_stores = 2, .shared_size = 8,
                           .progress = true });
    check("num-and-max-packets", 0, emit_counts,

@@ -604,6 +604,41 @@ static const char *extra_source =
    "   commit_write_pipe(p, r);\n"
    "   commit_write_pipe(p, r);\n"
    "}\n"
+   /* One work-item, a pipe of one packet: the second commit of a write
+    * comes after the packet was read (its slot free for the next lap), that
+    * of a read after the slot was written again. */
+   "kernel void late_double_commit_write(write_only pipe uint wp, read_only pipe uint rp,\n"
+   "                                     global int *st)\n"
+   "{\n"
+   "   uint a = 0xa, b = 0xb, got = 0;\n"
+   "   reserve_id_t r = reserve_write_pipe(wp, 1);\n"
+   "   st[0] = is_valid_reserve_id(r) ? write_pipe(wp, r, 0, &a) : -100;\n"
+   "   commit_write_pipe(wp, r);\n"
+   "   st[1] = read_pipe(rp, &got);\n"
+   "   st[2] = got;\n"
+   "   commit_write_pipe(wp, r);\n"
+   "   st[3] = write_pipe(wp, &b);\n"
+   "   got = 0;\n"
+   "   st[4] = read_pipe(rp, &got);\n"
+   "   st[5] = got;\n"
+   "   st[6] = read_pipe(rp, &got);\n"
+   "}\n"
+   "kernel void late_double_commit_read(write_only pipe uint wp, read_only pipe uint rp,\n"
+   "                                    global int *st)\n"
+   "{\n"
+   "   uint a = 0xa, b = 0xb, got = 0;\n"
+   "   st[0] = write_pipe(wp, &a);\n"
+   "   reserve_id_t r = reserve_read_pipe(rp, 1);\n"
+   "   st[1] = is_valid_reserve_id(r) ? read_pipe(rp, r, 0, &got) : -100;\n"
+   "   st[2] = got;\n"
+   "   commit_read_pipe(rp, r);\n"
+   "   st[3] = write_pipe(wp, &b);\n"
+   "   commit_read_pipe(rp, r);\n"
+   "   got = 0;\n"
+   "   st[4] = read_pipe(rp, &got);\n"
+   "   st[5] = got;\n"
+   "   st[6] = read_pipe(rp, &got);\n"
+   "}\n"
    "kernel void never_commit(write_only pipe uint p, global int *st)\n"
    "{\n"
    "   reserve_id_t r = reserve_write_pipe(p, 1);\n"
@@ -925,6 +960,36 @@ case_api(struct cl *cl, cl_program prog)
           (unsigned)tq, (unsigned)aq);
 }
 
+/* Kernel @name commits a reservation a second time after its slot moved on
+ * (Documentation/gpu/weft/pipes.rst, "Misuse"): the second commit changes
+ * nothing, so the pipe of one packet still takes a packet and gives it
+ * back, then is empty. */
+static void
+case_late_double_commit(struct cl *cl, cl_program prog, const char *name, const char *what)
+{
+   static const int32_t want[7] = {0, 0, 0xa, 0, 0, 0xb};
+   cl_mem pipe = new_pipe(cl, 4, 1), st = new_buffer(cl, 7 * 4, NULL);
+   int32_t got[7] = {0};
+   cl_int status = CL_OUT_OF_RESOURCES;
+   bool ok = false;
+
+   if (pipe && st) {
+      cl_mem args[3] = {pipe, pipe, st};
+
+      status = run_kernel(cl->q, prog, name, 1, 1, 3, args, 0, NULL, NULL);
+      ok = status == CL_COMPLETE && read_back(cl, st, sizeof(got), got) &&
+           !memcmp(got, want, 6 * sizeof(got[0])) && got[6] < 0;
+   }
+   cases_in_matrix++;
+   report(ok, "pipe misuse: %s reservation committed again after its slot moved on leaves "
+          "the pipe working (status %d; results %d %d 0x%x %d %d 0x%x %d, want 0 0 0xa 0 0 "
+          "0xb <0)", what, status, got[0], got[1], got[2], got[3], got[4], got[5], got[6]);
+   if (pipe)
+      clReleaseMemObject(pipe);
+   if (st)
+      clReleaseMemObject(st);
+}
+
 /* Kernels that misuse reservations harm only their own pipe; one that
  * never returns (on a queue of its own, returned in *@doomed) is ended by
  * the watchdog and its event fails; run_pipes then runs kernels on the
@@ -1023,6 +1088,8 @@ run_pipes(struct cl *cl, bool slice)
       return;
    case_contention(cl, extra, slice ? 256 : 4096);
    case_two_queues(cl, extra);
+   case_late_double_commit(cl, extra, "late_double_commit_write", "a write's");
+   case_late_double_commit(cl, extra, "late_double_commit_read", "a read's");
    case_host_commands(cl);
    if (!slice) {
       case_api(cl, extra);
