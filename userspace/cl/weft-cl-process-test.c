@@ -3,8 +3,8 @@
  * weft-cl-process-test: OpenCL on the Weft GPU across processes and threads.
  * Programs fork in either order of use, end without cleanup (exit, _exit, a
  * signal), share a context among threads, run side by side and beside a
- * process whose kernel faults the GPU; every kernel's result is checked, and
- * every process must end in time.
+ * process whose kernel faults the GPU or misuses pipes; every kernel's result
+ * is checked, and every process must end in time.
  *
  *   weft-cl-process-test [--timeout SECONDS]   every test, each in a process
  *                                              of its own; "N passed, M failed"
@@ -19,6 +19,7 @@
 #define CL_TARGET_OPENCL_VERSION 300
 #include <CL/cl.h>
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
@@ -537,6 +538,233 @@ test_block_fault_in_another_process(void)
    return ok && use_device(0xa100, 2);
 }
 
+/* Pipes: a producer and a consumer of one packet per work-item, and kernels
+ * that misuse reservations (Documentation/gpu/weft/pipes.rst, "Misuse"). */
+static const char *pipe_source =
+   "kernel void produce(write_only pipe uint p, uint base, global int *st)\n"
+   "{\n"
+   "   uint v = base + (uint)get_global_id(0);\n"
+   "   st[get_global_id(0)] = write_pipe(p, &v);\n"
+   "}\n"
+   "kernel void consume(read_only pipe uint p, global uint *got, global int *st)\n"
+   "{\n"
+   "   uint v = 0;\n"
+   "   st[get_global_id(0)] = read_pipe(p, &v);\n"
+   "   got[get_global_id(0)] = v;\n"
+   "}\n"
+   "kernel void commit_twice(write_only pipe uint p)\n"
+   "{\n"
+   "   uint v = 7;\n"
+   "   reserve_id_t r = reserve_write_pipe(p, 1);\n"
+   "   if (is_valid_reserve_id(r))\n"
+   "      write_pipe(p, r, 0, &v);\n"
+   "   commit_write_pipe(p, r);\n"
+   "   commit_write_pipe(p, r);\n"
+   "}\n"
+   "kernel void never_commit(write_only pipe uint p)\n"
+   "{\n"
+   "   uint v = 9;\n"
+   "   reserve_id_t r = reserve_write_pipe(p, 1);\n"
+   "   if (is_valid_reserve_id(r))\n"
+   "      write_pipe(p, r, 0, &v);\n"
+   "}\n"
+   "kernel void wait_for_a_packet(read_only pipe uint p, global uint *got)\n"
+   "{\n"
+   "   uint v = 0;\n"
+   "   while (read_pipe(p, &v) != 0)\n"
+   "      ;\n"
+   "   got[0] = v;\n"
+   "}\n";
+
+#define PIPE_PACKETS 1024
+
+static cl_program
+build_pipe_program(struct cl *cl)
+{
+   cl_int err;
+   cl_program prog = clCreateProgramWithSource(cl->ctx, 1, &pipe_source, NULL, &err);
+
+   if (err || clBuildProgram(prog, 1, &cl->dev, "-cl-std=CL2.0", NULL, NULL)) {
+      say("the pipe program does not build");
+      return NULL;
+   }
+   return prog;
+}
+
+/* Runs @name of @prog over @global work-items with @args (cl_mem, or a uint
+ * where @base_arg says) on @cl's queue; the kernel's event status. */
+static cl_int
+run_pipe_kernel(struct cl *cl, cl_program prog, const char *name, size_t global,
+                const cl_mem *args, unsigned nargs, int base_arg, cl_uint base)
+{
+   cl_int err, status = CL_COMPLETE;
+   cl_kernel k = clCreateKernel(prog, name, &err);
+   cl_event ev = NULL;
+
+   for (unsigned a = 0; k && !err && a < nargs; a++)
+      err = (int)a == base_arg ? clSetKernelArg(k, a, sizeof(base), &base)
+                               : clSetKernelArg(k, a, sizeof(cl_mem), &args[a]);
+   if (!err)
+      err = clEnqueueNDRangeKernel(cl->queue, k, 1, NULL, &global, NULL, 0, NULL, &ev);
+   if (k)
+      clReleaseKernel(k);
+   if (err) {
+      say("%s: OpenCL error %d", name, err);
+      return err;
+   }
+   clWaitForEvents(1, &ev);
+   clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(status), &status, NULL);
+   clReleaseEvent(ev);
+   return status;
+}
+
+/* One round of a pipe pair: PIPE_PACKETS packets from @base written by a
+ * producer kernel, then read by a consumer kernel; every one read once. */
+static bool
+pipe_round(struct cl *cl, cl_program prog, cl_mem pipe, cl_mem st, cl_mem got, uint32_t base)
+{
+   static int32_t status[PIPE_PACKETS];
+   static uint32_t value[PIPE_PACKETS];
+   static uint8_t seen[PIPE_PACKETS];
+   const cl_mem produce[3] = {pipe, NULL, st}, consume[3] = {pipe, got, st};
+
+   if (run_pipe_kernel(cl, prog, "produce", PIPE_PACKETS, produce, 3, 1, base) != CL_COMPLETE ||
+       clEnqueueReadBuffer(cl->queue, st, CL_TRUE, 0, sizeof(status), status, 0, NULL, NULL))
+      return false;
+   for (unsigned i = 0; i < PIPE_PACKETS; i++) {
+      if (status[i]) {
+         say("pipe round %#x: write %u returned %d", base, i, status[i]);
+         return false;
+      }
+   }
+   if (run_pipe_kernel(cl, prog, "consume", PIPE_PACKETS, consume, 3, -1, 0) != CL_COMPLETE ||
+       clEnqueueReadBuffer(cl->queue, st, CL_TRUE, 0, sizeof(status), status, 0, NULL, NULL) ||
+       clEnqueueReadBuffer(cl->queue, got, CL_TRUE, 0, sizeof(value), value, 0, NULL, NULL))
+      return false;
+   memset(seen, 0, sizeof(seen));
+   for (unsigned i = 0; i < PIPE_PACKETS; i++) {
+      uint32_t k = value[i] - base;
+
+      if (status[i] || k >= PIPE_PACKETS || seen[k]++) {
+         say("pipe round %#x: read %u returned %d, packet %#x", base, i, status[i], value[i]);
+         return false;
+      }
+   }
+   return true;
+}
+
+struct pipe_pair {
+   uint32_t seed;
+   int until_closed; /* read end of a pipe(2): run rounds until its writer is gone */
+   int other_end;    /* its write end, closed here */
+};
+
+/* Rounds of a producer/consumer pair through one OpenCL pipe, at least two,
+ * until the write end of @until_closed is closed (or a minute passed). */
+static bool
+child_pipe_pair(void *arg)
+{
+   const struct pipe_pair *pp = arg;
+   struct cl cl;
+   cl_program prog;
+   cl_int err;
+   unsigned rounds = 0;
+   bool ok;
+
+   if (pp->other_end >= 0)
+      close(pp->other_end);
+   if (!cl_open(&cl) || !(prog = build_pipe_program(&cl)))
+      return false;
+   cl_mem pipe = clCreatePipe(cl.ctx, 0, 4, PIPE_PACKETS, NULL, &err);
+   cl_mem st = clCreateBuffer(cl.ctx, CL_MEM_READ_WRITE, PIPE_PACKETS * 4, NULL, &err);
+   cl_mem got = clCreateBuffer(cl.ctx, CL_MEM_READ_WRITE, PIPE_PACKETS * 4, NULL, &err);
+   time_t start = time(NULL);
+
+   ok = pipe && st && got;
+   while (ok) {
+      ok = pipe_round(&cl, prog, pipe, st, got, pp->seed + rounds * PIPE_PACKETS);
+      rounds += ok;
+      if (rounds >= 2 && (pp->until_closed < 0 || time(NULL) - start > 60))
+         break;
+      if (pp->until_closed >= 0) {
+         struct pollfd pfd = {.fd = pp->until_closed, .events = POLLIN};
+         char c;
+
+         if (rounds >= 2 && poll(&pfd, 1, 0) == 1 && read(pp->until_closed, &c, 1) == 0)
+            break;
+      }
+   }
+   if (!ok)
+      say("the pipe pair failed in round %u", rounds);
+   return ok;
+}
+
+/* Misuses pipes: a reservation committed twice, one never committed, then a
+ * kernel that waits forever on an empty pipe, which the watchdog ends.  True
+ * when that kernel's event reports an error and the others completed. */
+static bool
+child_pipe_misuse(void *arg)
+{
+   const int *ends = arg;
+   struct cl cl;
+   cl_program prog;
+   cl_int err;
+
+   close(ends[0]);
+   /* On the drm-shim the watchdog is this process's model's, set when its
+    * device starts (below): the one make check's conformance run uses, not
+    * minutes.  (In a VM weft.ko's job timeout ends the kernel.) */
+   setenv("WEFT_SHIM_WATCHDOG", "0x4000000", 0);
+   if (!cl_open(&cl) || !(prog = build_pipe_program(&cl)))
+      return false;
+   cl_mem twice = clCreatePipe(cl.ctx, 0, 4, 64, NULL, &err);
+   cl_mem never = clCreatePipe(cl.ctx, 0, 4, 64, NULL, &err);
+   cl_mem empty = clCreatePipe(cl.ctx, 0, 4, 64, NULL, &err);
+
+   if (!twice || !never || !empty)
+      return false;
+   if (run_pipe_kernel(&cl, prog, "commit_twice", 64, &twice, 1, -1, 0) != CL_COMPLETE ||
+       run_pipe_kernel(&cl, prog, "never_commit", 64, &never, 1, -1, 0) != CL_COMPLETE) {
+      say("a kernel misusing reservations did not complete");
+      return false;
+   }
+   const cl_mem wait_args[2] = {empty, cl.buf};
+   cl_int status = run_pipe_kernel(&cl, prog, "wait_for_a_packet", 1, wait_args, 2, -1, 0);
+   if (status >= 0) {
+      say("the kernel waiting on an empty pipe reports %d, not an error", status);
+      return false;
+   }
+   return true;
+}
+
+/*
+ * A process whose kernels commit reservations twice, never commit them and
+ * wait forever on an empty pipe (ended by the watchdog) harms neither a
+ * process moving packets through a pipe of its own all the while nor the
+ * parent's pipe afterwards.
+ */
+static bool
+test_pipe_misuse_in_another_process(void)
+{
+   int ends[2];
+
+   if (pipe(ends)) {
+      say("pipe: %s", strerror(errno));
+      return false;
+   }
+   struct pipe_pair beside = {0xc0000000u, ends[0], ends[1]};
+   pid_t misuser = fork_child(child_pipe_misuse, ends);
+   pid_t bystander = fork_child(child_pipe_pair, &beside);
+   struct pipe_pair after = {0xd0000000u, -1, -1};
+   bool ok;
+
+   close(ends[0]);
+   close(ends[1]);
+   ok = child_ok(misuser, "misusing child");
+   ok &= child_ok(bystander, "pipe pair beside it");
+   return ok && child_pipe_pair(&after);
+}
+
 /* Threads sharing one context: each its own queue, or all one queue. */
 struct sharer {
    struct cl *cl;
@@ -617,6 +845,7 @@ static const struct test {
    { "underscore-exit-with-work-queued", test_underscore_exit_with_work_queued },
    { "killed-by-signal", test_killed_by_signal },
    { "block-fault-in-another-process", test_block_fault_in_another_process },
+   { "pipe-misuse-in-another-process", test_pipe_misuse_in_another_process },
    { "threads-share-context", test_threads_share_context },
    { "threads-share-queue", test_threads_share_queue },
 };
