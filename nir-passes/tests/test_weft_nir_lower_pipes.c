@@ -12,7 +12,9 @@
 #include "compiler/nir/nir_builder.h"
 
 #include "weft_nir_passes.h"
-#include "weft_nir_pass_test.h"
+#include "weft_nir_test.h"
+
+#define CHECK(cond, ...) WEFT_NIR_CHECK(ok, cond, __VA_ARGS__)
 
 static const nir_shader_compiler_options options = {
    .max_pipe_packet_size = 1024,
@@ -70,7 +72,8 @@ count(nir_shader *nir, unsigned slm_base)
 {
    struct census c = { .slm_base = slm_base };
 
-   c.loops = weft_test_visit_intrinsics(nir, census_add, &c);
+   c.loops = weft_nir_test_count_loops(nir);
+   weft_nir_test_foreach_intrinsic(nir, census_add, &c);
    return c;
 }
 
@@ -81,7 +84,7 @@ typedef void (*emit_fn)(nir_builder *b, nir_def *pipe, nir_def *out);
 static nir_shader *
 build(const char *name, unsigned user_shared, emit_fn emit)
 {
-   nir_builder b = nir_builder_init_simple_shader(MESA_SHADER_KERNEL, &options, "%s", name);
+   nir_builder b = weft_nir_test_kernel(&options, name);
    nir_def *pipe = nir_imm_int64(&b, 0x200000);
    nir_def *out = nir_imm_int64(&b, 0x10000);
 
@@ -191,14 +194,14 @@ check(const char *name, unsigned user_shared, emit_fn emit, struct expect e)
       CHECK(c.fences >= 1, "%u device fences", c.fences);
    }
 
-   test_result(name, ok);
+   weft_nir_test_report(ok, name);
    ralloc_free(nir);
 }
 
 int
 main(void)
 {
-   glsl_type_singleton_init_or_ref();
+   weft_nir_test_begin();
 
    /* Every invocation: the sub-group tries as one (the elected invocation
     * reserves the sum, a reduction and a scan share it out, its reserve
@@ -232,7 +235,5 @@ main(void)
          (struct expect){ .atomic_reads = 2, .progress = true });
    check("no-pipes-untouched", 12, emit_nothing, (struct expect){ .shared_size = 12 });
 
-   glsl_type_singleton_decref();
-   printf("%d passed, %d failed\n", passed, failed);
-   return failed ? 1 : 0;
+   return weft_nir_test_end();
 }

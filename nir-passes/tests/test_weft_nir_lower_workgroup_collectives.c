@@ -58,14 +58,7 @@ count(nir_shader *nir, unsigned slm_base)
 {
    struct census c = { .slm_base = slm_base };
 
-   nir_foreach_function_impl(impl, nir) {
-      nir_foreach_block(block, impl) {
-         nir_cf_node *parent = block->cf_node.parent;
-
-         if (parent->type == nir_cf_node_loop && nir_loop_first_block(nir_cf_node_as_loop(parent)) == block)
-            c.loops++;
-      }
-   }
+   c.loops = weft_nir_test_count_loops(nir);
    weft_nir_test_foreach_intrinsic(nir, count_intrinsic, &c);
    return c;
 }

@@ -37,6 +37,23 @@ weft_nir_test_foreach_intrinsic(nir_shader *nir,
    }
 }
 
+unsigned
+weft_nir_test_count_loops(nir_shader *nir)
+{
+   unsigned loops = 0;
+
+   nir_foreach_function_impl(impl, nir) {
+      nir_foreach_block(block, impl) {
+         nir_cf_node *parent = block->cf_node.parent;
+
+         if (parent->type == nir_cf_node_loop &&
+             nir_loop_first_block(nir_cf_node_as_loop(parent)) == block)
+            loops++;
+      }
+   }
+   return loops;
+}
+
 void
 weft_nir_test_report(bool ok, const char *name)
 {

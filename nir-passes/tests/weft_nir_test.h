@@ -37,6 +37,9 @@ void weft_nir_test_foreach_intrinsic(nir_shader *nir,
                                      void (*fn)(nir_intrinsic_instr *intr, void *data),
                                      void *data);
 
+/* The number of loops in @nir. */
+unsigned weft_nir_test_count_loops(nir_shader *nir);
+
 /* One line: "ok" or "FAILED", then @name; counted for the summary. */
 void weft_nir_test_report(bool ok, const char *name);
 

@@ -1560,7 +1560,7 @@ main(int argc, char **argv)
       run_intel_subgroups(&cl, slice);
       run_intel_image_blocks(&cl, slice);
    }
-   if (!clc20_only && !math_only && !intel_only)
+   if (!only)
       run_enqueue(&cl, slice);
    free(src);
    free(src_sg);
