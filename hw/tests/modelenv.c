@@ -5,7 +5,6 @@
 #include <sys/mman.h>
 
 #include "weft_isa.h"
-#include "harness.h"
 #include "modelenv.h"
 
 static void irq_cb(void *ctx, unsigned vector)
@@ -245,15 +244,4 @@ void env_reset_queue(struct env *e, unsigned q)
 	weft_model_doorbell(e->m);
 	weft_model_wait_idle(e->m);
 	e->tail[q] = env_qreg(e, q, WEFT_Q_HEAD);
-}
-
-struct env *env_renew(struct env *old, uint64_t watchdog)
-{
-	struct env *e;
-
-	if (old)
-		env_destroy(old);
-	e = env_create(2, watchdog);
-	CHECK_EQ(env_ready(e), WEFT_DEVICE_RUNNING);
-	return e;
 }

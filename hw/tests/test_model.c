@@ -20,7 +20,10 @@ static struct env *E;
 /* A fresh, running device per test. */
 static struct env *fresh(uint64_t watchdog)
 {
-	E = env_renew(E, watchdog);
+	if (E)
+		env_destroy(E);
+	E = env_create(2, watchdog);
+	CHECK_EQ(env_ready(E), WEFT_DEVICE_RUNNING);
 	return E;
 }
 
