@@ -245,3 +245,10 @@ void env_reset_queue(struct env *e, unsigned q)
 	weft_model_wait_idle(e->m);
 	e->tail[q] = env_qreg(e, q, WEFT_Q_HEAD);
 }
+
+struct env *env_renew(struct env *old, uint64_t watchdog)
+{
+	if (old)
+		env_destroy(old);
+	return env_create(2, watchdog);
+}

@@ -45,6 +45,8 @@ struct env *env_create(unsigned threads, uint64_t watchdog);
 /* The same with @mem_size bytes of guest memory (a multiple of 4 KiB). */
 struct env *env_create_mem(unsigned threads, uint64_t watchdog, uint64_t mem_size);
 void env_destroy(struct env *e);
+/* Destroys @old (if any) and creates a new device with two threads. */
+struct env *env_renew(struct env *old, uint64_t watchdog);
 uint32_t env_reg(struct env *e, uint32_t off);
 void env_wreg(struct env *e, uint32_t off, uint32_t v);
 uint32_t env_qreg(struct env *e, unsigned q, uint32_t reg);

@@ -17,9 +17,7 @@ static struct env *E;
 
 static struct env *fresh(uint64_t watchdog)
 {
-	if (E)
-		env_destroy(E);
-	E = env_create(2, watchdog);
+	E = env_renew(E, watchdog);
 	CHECK_EQ(env_ready(E), WEFT_DEVICE_RUNNING);
 	return E;
 }

@@ -20,9 +20,7 @@ static struct env *E;
 /* A fresh, running device per test. */
 static struct env *fresh(uint64_t watchdog)
 {
-	if (E)
-		env_destroy(E);
-	E = env_create(2, watchdog);
+	E = env_renew(E, watchdog);
 	CHECK_EQ(env_ready(E), WEFT_DEVICE_RUNNING);
 	return E;
 }
