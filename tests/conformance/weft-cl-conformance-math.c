@@ -471,8 +471,6 @@ struct known_bug {
 /* libclc has no half version of most functions: they are its float ones
  * (Mesa patch 0017), with their bugs. */
 #define AS_FLOAT "float's libclc function: "
-/* Not ldexp's (exact since weft_nir_lower_ldexp), not located further. */
-#define EXP_64 "libclc's double exp"
 static const struct known_bug known_bugs[] = {
    {"lgamma", HALF, KNOWN_INACCURATE, AS_FLOAT "lgamma(-inf) is -inf"},
    {"lgamma_r", HALF, KNOWN_INACCURATE, AS_FLOAT "lgamma_r(-inf) is -inf"},
@@ -483,21 +481,7 @@ static const struct known_bug known_bugs[] = {
    {"nextafter", FLOAT, KNOWN_INACCURATE, "nextafter(0, 1) is FLT_MIN, not located further"},
    {"rootn", FLOAT, KNOWN_INACCURATE, "libclc: rootn(FLT_MIN, 1) flushes to 0"},
    {"tgamma", FLOAT, KNOWN_INACCURATE, "libclc: tgamma(-0) is +inf, tgamma(-100.5) is +inf"},
-   {"cos", DOUBLE, KNOWN_INACCURATE, "libclc's double argument reduction for huge x"},
-   {"sin", DOUBLE, KNOWN_INACCURATE, "libclc's double argument reduction for huge x"},
-   {"sincos", DOUBLE, KNOWN_INACCURATE, "libclc's double argument reduction for huge x"},
-   {"tan", DOUBLE, KNOWN_INACCURATE, "libclc's double argument reduction for huge x"},
    {"tgamma", DOUBLE, KNOWN_INACCURATE, "libclc: tgamma(-0) is +inf, tiny |x| 690 ulp off"},
-   {"cosh", DOUBLE, KNOWN_INACCURATE, "30 ulp at 100.5, as exp: " EXP_64},
-   {"exp", DOUBLE, KNOWN_INACCURATE, "30 ulp at 100.5, " EXP_64},
-   {"exp10", DOUBLE, KNOWN_INACCURATE, "as exp: " EXP_64},
-   {"expm1", DOUBLE, KNOWN_INACCURATE, "as exp: " EXP_64},
-   {"sinh", DOUBLE, KNOWN_INACCURATE, "as exp: " EXP_64},
-   {"erfc", DOUBLE, KNOWN_INACCURATE, "as exp: " EXP_64},
-   {"pow", DOUBLE, KNOWN_INACCURATE, "denormal x, as exp: " EXP_64},
-   {"pown", DOUBLE, KNOWN_INACCURATE, "denormal x, as exp: " EXP_64},
-   {"powr", DOUBLE, KNOWN_INACCURATE, "denormal x, as exp: " EXP_64},
-   {"rootn", DOUBLE, KNOWN_INACCURATE, "denormal x, as exp: " EXP_64},
 };
 #define NUM_KNOWN_BUGS (sizeof(known_bugs) / sizeof(known_bugs[0]))
 
