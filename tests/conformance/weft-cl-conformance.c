@@ -719,7 +719,8 @@ run_with_arg(struct cl *cl, cl_program prog, const char *name, const struct shap
       goto out;
    if (arg && clSetKernelArg(k, a++, arg_size, arg))
       goto out;
-   err = clEnqueueNDRangeKernel(cl->q, k, s->dims, NULL, s->global, s->local, 0, NULL, NULL);
+   err = clEnqueueNDRangeKernel(cl->q, k, s->dims, NULL, s->global,
+                                s->null_local ? NULL : s->local, 0, NULL, NULL);
    if (err) {
       fprintf(stderr, "clEnqueueNDRangeKernel(%s, %s): %d\n", name, s->name, err);
       goto out;
@@ -977,14 +978,137 @@ check_wg_size_group(const struct item *items, unsigned n, void *data)
    }
 }
 
-/* reqd_work_group_size in a non-uniform NDRange: the remainder work-groups
- * are smaller than the required size (OpenCL 2.0 allows it unless built
- * with -cl-uniform-work-group-size), so the compiler must not take the
- * required size for the work-group's.  Checked with the ids of every
- * work-item and a work-group reduction; and a local size other than the
- * required one is CL_INVALID_WORK_GROUP_SIZE.  (With a NULL local size
- * Rusticl 25.0.7 picks its own size, not the required one, which the
- * kernel was compiled for: not checked until Rusticl is fixed.) */
+/* The ids and a work-group reduction of a kernel with reqd_work_group_size
+ * (@s's local size) launched over @s, with that local size or a NULL one. */
+static void
+check_reqd_launch(struct cl *cl, cl_program prog, unsigned simd, const struct shape *s)
+{
+   const char *how = s->null_local ? " local NULL" : "";
+   size_t n = total_items(s);
+   uint32_t *out = calloc(n * IDS_OUTS, 4);
+   struct ids_ctx ids = {out, n, simd};
+   struct wg_size_ctx wg = {out, n};
+
+   cases_in_matrix += 2;
+   if (!run(cl, prog, "ids", s, NULL, 0, out, n * IDS_OUTS * 4)) {
+      report(false, "reqd_work_group_size ids simd%u %s%s: did not run", simd, s->name, how);
+   } else {
+      for_each_group(s, simd, check_ids_group, &ids);
+      report(!ids.bad, "reqd_work_group_size ids simd%u %s%s%s%s", simd, s->name, how,
+             ids.bad ? ": " : "", ids.bad ? ids.first : "");
+   }
+   if (!run(cl, prog, "wg_size", s, NULL, 0, out, n * 2 * 4)) {
+      report(false, "reqd_work_group_size work_group_reduce_add simd%u %s%s: did not run", simd,
+             s->name, how);
+   } else {
+      for_each_group(s, simd, check_wg_size_group, &wg);
+      report(!wg.bad, "reqd_work_group_size work_group_reduce_add simd%u %s%s%s%s", simd,
+             s->name, how, wg.bad ? ": " : "", wg.bad ? wg.first : "");
+   }
+   free(out);
+}
+
+static cl_program
+build_reqd(struct cl *cl, const struct shape *s, unsigned simd, const char *std)
+{
+   char opts[128];
+   char *src = append(NULL,
+      "#define REQD __attribute__((intel_reqd_sub_group_size(SIMD))) \\\n"
+      "             __attribute__((reqd_work_group_size(LX, LY, LZ)))\n"
+      "#define GID (get_global_id(0) + get_global_id(1) * get_global_size(0) + \\\n"
+      "             get_global_id(2) * get_global_size(0) * get_global_size(1))\n"
+      "#define N (get_global_size(0) * get_global_size(1) * get_global_size(2))\n");
+   src = ids_kernel(src);
+   src = append(src, "__kernel REQD void wg_size(__global uint *out)\n{\n"
+                     "   out[GID] = work_group_reduce_add(1u);\n"
+                     "   out[N + GID] = get_local_linear_id();\n}\n");
+   snprintf(opts, sizeof(opts), "%s -DLX=%zu -DLY=%zu -DLZ=%zu", std, s->local[0], s->local[1],
+            s->local[2]);
+   cl_program prog = build(cl, src, simd, opts);
+   free(src);
+   return prog;
+}
+
+/* Enqueues kernel "ids" of @prog (a buffer for its output) with @dims,
+ * @global and @local; the error code. */
+static cl_int
+enqueue_ids(struct cl *cl, cl_program prog, unsigned dims, const size_t *global,
+            const size_t *local)
+{
+   cl_int err;
+   cl_kernel k = clCreateKernel(prog, "ids", &err);
+   cl_mem buf = clCreateBuffer(cl->ctx, CL_MEM_READ_WRITE, 1 << 20, NULL, &err);
+
+   err = k && buf ? clSetKernelArg(k, 0, sizeof(buf), &buf) : CL_OUT_OF_RESOURCES;
+   if (!err)
+      err = clEnqueueNDRangeKernel(cl->q, k, dims, NULL, global, local, 0, NULL, NULL);
+   if (!err)
+      err = clFinish(cl->q);
+   if (buf)
+      clReleaseMemObject(buf);
+   if (k)
+      clReleaseKernel(k);
+   return err;
+}
+
+/* The API around reqd_work_group_size, with @prog built for @s's local size:
+ * CL_KERNEL_COMPILE_WORK_GROUP_SIZE, another local size refused, the
+ * suggested local size (what a NULL local size gets) being the required
+ * one, and a NULL local size refused where no work-group of the required
+ * size fits: a 1D NDRange for a 2D required size, and a global size that is
+ * not a multiple of it in a program that requires uniform work-groups. */
+static void
+check_reqd_api(struct cl *cl, cl_program prog, const struct shape *s)
+{
+   typedef cl_int (*suggest_fn)(cl_command_queue, cl_kernel, cl_uint, const size_t *,
+                                const size_t *, size_t *);
+   size_t other[3] = {s->local[0] / 2, s->local[1], s->local[2]}, compiled[3] = {0};
+   size_t suggested[3] = {0}, offset[3] = {0};
+   cl_platform_id platform = NULL;
+   cl_int err;
+   cl_kernel k = clCreateKernel(prog, "ids", &err);
+   char what[128];
+
+   cases_in_matrix += 2;
+   clGetKernelWorkGroupInfo(k, cl->dev, CL_KERNEL_COMPILE_WORK_GROUP_SIZE, sizeof(compiled),
+                            compiled, NULL);
+   report(!memcmp(compiled, s->local, sizeof(compiled)),
+          "reqd_work_group_size %s: CL_KERNEL_COMPILE_WORK_GROUP_SIZE (%zu, %zu, %zu)", s->name,
+          compiled[0], compiled[1], compiled[2]);
+   snprintf(what, sizeof(what), "reqd_work_group_size %s: another local size", s->name);
+   expect(enqueue_ids(cl, prog, s->dims, s->global, other), CL_INVALID_WORK_GROUP_SIZE, what);
+
+   clGetDeviceInfo(cl->dev, CL_DEVICE_PLATFORM, sizeof(platform), &platform, NULL);
+   suggest_fn suggest = (suggest_fn)clGetExtensionFunctionAddressForPlatform(
+      platform, "clGetKernelSuggestedLocalWorkSizeKHR");
+   cl_mem buf = clCreateBuffer(cl->ctx, CL_MEM_READ_WRITE, 64, NULL, &err);
+   clSetKernelArg(k, 0, sizeof(buf), &buf);
+   err = suggest ? suggest(cl->q, k, s->dims, offset, s->global, suggested) : CL_INVALID_VALUE;
+   report(!err && !memcmp(suggested, s->local, s->dims * sizeof(size_t)),
+          "reqd_work_group_size %s: clGetKernelSuggestedLocalWorkSizeKHR %d (%zu, %zu, %zu)",
+          s->name, err, suggested[0], suggested[1], suggested[2]);
+   if (s->local[1] > 1) {
+      snprintf(what, sizeof(what), "reqd_work_group_size %s: 1D NDRange, local NULL", s->name);
+      expect(enqueue_ids(cl, prog, 1, s->global, NULL), CL_INVALID_WORK_GROUP_SIZE, what);
+      snprintf(what, sizeof(what), "reqd_work_group_size %s: 1D NDRange, suggested local size",
+               s->name);
+      expect(suggest ? suggest(cl->q, k, 1, offset, s->global, suggested) : CL_INVALID_VALUE,
+             CL_INVALID_WORK_GROUP_SIZE, what);
+   }
+   clReleaseMemObject(buf);
+   clReleaseKernel(k);
+}
+
+/* reqd_work_group_size.  In a non-uniform NDRange the remainder work-groups
+ * are smaller than the required size (OpenCL 2.0 allows it unless built with
+ * -cl-uniform-work-group-size), so the compiler must not take the required
+ * size for the work-group's.  With a NULL local size the launch uses the
+ * required size, the one the kernel's local memory and collectives were laid
+ * out for (Rusticl used to pick its own, 256 where the global size allows
+ * it), also when the global size is not a multiple of it.  Checked with the
+ * ids of every work-item and a work-group reduction, in every shape with a
+ * NULL local size and in the non-uniform ones with the required local size
+ * as well (the matrix runs the uniform ones with theirs). */
 static void
 run_reqd_work_group_size(struct cl *cl, bool slice)
 {
@@ -992,70 +1116,37 @@ run_reqd_work_group_size(struct cl *cl, bool slice)
 
    for (unsigned si = 0; si < NUM_SHAPES; si++) {
       const struct shape *s = &shapes[si];
-      char opts[96];
+      bool non_uniform = strstr(s->name, "non-uniform");
 
-      if (!strstr(s->name, "non-uniform") || (slice && strcmp(s->name, "1d-non-uniform")))
+      if (slice && strcmp(s->name, "1d-non-uniform"))
          continue;
-      snprintf(opts, sizeof(opts), "-cl-std=CL3.0 -DLX=%zu -DLY=%zu -DLZ=%zu", s->local[0],
-               s->local[1], s->local[2]);
       for (unsigned w = 0; w < 3; w++) {
-         unsigned simd = simds[w];
-         char *src = append(NULL,
-            "#define REQD __attribute__((intel_reqd_sub_group_size(SIMD))) \\\n"
-            "             __attribute__((reqd_work_group_size(LX, LY, LZ)))\n"
-            "#define GID (get_global_id(0) + get_global_id(1) * get_global_size(0) + \\\n"
-            "             get_global_id(2) * get_global_size(0) * get_global_size(1))\n"
-            "#define N (get_global_size(0) * get_global_size(1) * get_global_size(2))\n");
-         src = ids_kernel(src);
-         src = append(src, "__kernel REQD void wg_size(__global uint *out)\n{\n"
-                           "   out[GID] = work_group_reduce_add(1u);\n"
-                           "   out[N + GID] = get_local_linear_id();\n}\n");
-         cl_program prog = build(cl, src, simd, opts);
-         size_t n = total_items(s);
-         uint32_t *out = calloc(n * IDS_OUTS, 4);
+         cl_program prog = build_reqd(cl, s, simds[w], "-cl-std=CL3.0");
+         struct shape launch = *s;
 
-         struct ids_ctx ids = {out, n, simd};
-         struct wg_size_ctx wg = {out, n};
-
-         cases_in_matrix += 2;
-         if (!prog || !run(cl, prog, "ids", s, NULL, 0, out, n * IDS_OUTS * 4)) {
-            report(false, "reqd_work_group_size ids simd%u %s: did not run", simd, s->name);
-         } else {
-            for_each_group(s, simd, check_ids_group, &ids);
-            report(!ids.bad, "reqd_work_group_size ids simd%u %s%s%s", simd, s->name,
-                   ids.bad ? ": " : "", ids.bad ? ids.first : "");
-         }
-         if (!prog || !run(cl, prog, "wg_size", s, NULL, 0, out, n * 2 * 4)) {
-            report(false, "reqd_work_group_size work_group_reduce_add simd%u %s: did not run",
-                   simd, s->name);
-         } else {
-            for_each_group(s, simd, check_wg_size_group, &wg);
-            report(!wg.bad, "reqd_work_group_size work_group_reduce_add simd%u %s%s%s", simd,
-                   s->name, wg.bad ? ": " : "", wg.bad ? wg.first : "");
-         }
-         if (prog && w == 0) {
-            cl_int err;
-            cl_kernel k = clCreateKernel(prog, "ids", &err);
-            cl_mem buf = clCreateBuffer(cl->ctx, CL_MEM_READ_WRITE, n * IDS_OUTS * 4, NULL, &err);
-            size_t other[3] = {s->local[0] / 2, s->local[1], s->local[2]}, compiled[3] = {0};
-
+         if (!prog) {
             cases_in_matrix++;
-            clGetKernelWorkGroupInfo(k, cl->dev, CL_KERNEL_COMPILE_WORK_GROUP_SIZE,
-                                     sizeof(compiled), compiled, NULL);
-            report(!memcmp(compiled, s->local, sizeof(compiled)),
-                   "reqd_work_group_size %s: CL_KERNEL_COMPILE_WORK_GROUP_SIZE (%zu, %zu, %zu)",
-                   s->name, compiled[0], compiled[1], compiled[2]);
-            clSetKernelArg(k, 0, sizeof(buf), &buf);
-            expect(clEnqueueNDRangeKernel(cl->q, k, s->dims, NULL, s->global, other, 0, NULL,
-                                          NULL),
-                   CL_INVALID_WORK_GROUP_SIZE, "reqd_work_group_size: another local size");
-            clReleaseMemObject(buf);
-            clReleaseKernel(k);
+            report(false, "reqd_work_group_size simd%u %s: build failed", simds[w], s->name);
+            continue;
          }
+         if (non_uniform)
+            check_reqd_launch(cl, prog, simds[w], &launch);
+         launch.null_local = true;
+         check_reqd_launch(cl, prog, simds[w], &launch);
+         if (w == 0 && !slice)
+            check_reqd_api(cl, prog, s);
+         clReleaseProgram(prog);
+      }
+      if (non_uniform && !slice) {
+         cl_program prog = build_reqd(cl, s, 16, "-cl-std=CL3.0 -cl-uniform-work-group-size");
+         char what[128];
+
+         snprintf(what, sizeof(what),
+                  "reqd_work_group_size %s: -cl-uniform-work-group-size, local NULL", s->name);
+         expect(prog ? enqueue_ids(cl, prog, s->dims, s->global, NULL) : CL_BUILD_PROGRAM_FAILURE,
+                CL_INVALID_WORK_GROUP_SIZE, what);
          if (prog)
             clReleaseProgram(prog);
-         free(out);
-         free(src);
       }
    }
 }

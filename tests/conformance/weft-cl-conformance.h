@@ -30,6 +30,9 @@ struct shape {
    const char *name;
    unsigned dims;
    size_t global[3], local[3];
+   /* Enqueued with a NULL local size: @local is the kernel's
+    * reqd_work_group_size, which the launch must then use. */
+   bool null_local;
 };
 
 /* Uniform, partial last sub-group and non-uniform, in 1D, 2D and 3D. */
