@@ -6,8 +6,10 @@
  * process whose kernel faults the GPU or misuses pipes; every kernel's result
  * is checked, and every process must end in time.
  *
- *   weft-cl-process-test [--timeout SECONDS]   every test, each in a process
- *                                              of its own; "N passed, M failed"
+ *   weft-cl-process-test [--timeout SECONDS] [NAME...]
+ *                                              every test (or the NAMEd ones),
+ *                                              each in a process of its own;
+ *                                              "N passed, M failed"
  *   weft-cl-process-test --list                the tests' names
  *   weft-cl-process-test --run NAME            one test, in this process
  *
@@ -850,6 +852,16 @@ static const struct test {
    { "threads-share-queue", test_threads_share_queue },
 };
 
+static const struct test *
+find_test(const char *name)
+{
+   for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
+      if (!strcmp(name, tests[i].name))
+         return &tests[i];
+   }
+   return NULL;
+}
+
 static double
 now(void)
 {
@@ -913,21 +925,28 @@ main(int argc, char **argv)
       return 0;
    }
    if (argc == 3 && !strcmp(argv[1], "--run")) {
-      for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
-         if (!strcmp(argv[2], tests[i].name))
-            return tests[i].fn() ? 0 : 1;
+      const struct test *t = find_test(argv[2]);
+
+      if (!t) {
+         fprintf(stderr, "no test %s (--list names them)\n", argv[2]);
+         return 2;
       }
-      fprintf(stderr, "no test %s (--list names them)\n", argv[2]);
-      return 2;
+      return t->fn() ? 0 : 1;
    }
    /* One of test_processes_at_once's processes. */
    if (argc == 3 && !strcmp(argv[1], "--worker"))
       return use_device(strtoul(argv[2], NULL, 0), 5) ? 0 : 1;
-   if (argc == 3 && !strcmp(argv[1], "--timeout"))
+   int first_name = 1;
+   if (argc >= 3 && !strcmp(argv[1], "--timeout")) {
       timeout = atof(argv[2]);
-   else if (argc != 1) {
-      fprintf(stderr, "usage: %s [--timeout SECONDS | --list | --run NAME]\n", argv[0]);
-      return 2;
+      first_name = 3;
+   }
+   for (int a = first_name; a < argc; a++) {
+      if (!find_test(argv[a])) {
+         fprintf(stderr, "usage: %s [--timeout SECONDS] [NAME...] | --list | --run NAME\n"
+                 "no test %s (--list names them)\n", argv[0], argv[a]);
+         return 2;
+      }
    }
 
    len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
@@ -936,6 +955,12 @@ main(int argc, char **argv)
    exe[len] = 0;
    for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
       double took = 0;
+      bool named = first_name == argc;
+
+      for (int a = first_name; a < argc; a++)
+         named |= !strcmp(argv[a], tests[i].name);
+      if (!named)
+         continue;
       bool ok = run_isolated(exe, &tests[i], timeout, &took);
 
       printf("%-7s %s (%.1f s)\n", ok ? "ok" : "FAILED", tests[i].name, took);
