@@ -5,7 +5,8 @@
  * clBuildProgram (and clLinkProgram) return CL_BUILD_PROGRAM_FAILURE
  * (CL_LINK_PROGRAM_FAILURE), the build status is CL_BUILD_ERROR, the build
  * log names the kernel and what it needs, clCreateKernel refuses the
- * program, and the process lives on: a correct program built and run after
+ * program, and the process lives on (also for SPIR-V that uses what Weft
+ * does not support: pipe-storage.spv, next to this program): a correct program built and run after
  * the failures gives the right result. With a directory argument, every
  * SPIR-V module in it (the compiler fuzzer's reproducers) goes through
  * clCreateProgramWithIL and clBuildProgram: each builds or fails with
@@ -21,10 +22,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct unsupported {
    const char *name;
+   /* OpenCL C; or, with @spirv set, NULL */
    const char *source;
+   /* A SPIR-V module's file name in this program's directory */
+   const char *spirv;
    const char *options;
    /* Strings the build log must contain (the kernel, the construct). */
    const char *log[3];
@@ -42,6 +47,7 @@ static const struct unsupported unsupported[] = {
       "      a[(i * 7) & 8191] = i;\n"
       "   out[get_global_id(0)] = a[n & 8191];\n"
       "}\n",
+      NULL,
       "",
       { "big_private", "private memory" },
    },
@@ -55,6 +61,7 @@ static const struct unsupported unsupported[] = {
       "      a[(i * 5) & 4095] = i;\n"
       "   out[get_global_id(0)] = a[n & 4095];\n"
       "}\n",
+      NULL,
       "",
       { "too_private", "private memory" },
    },
@@ -72,8 +79,17 @@ static const struct unsupported unsupported[] = {
       "{\n"
       "   out[0] = sum_down(out, out[1]);\n"
       "}\n",
+      NULL,
       "-cl-opt-disable",
       { "recursive", "sum_down", "recursion" },
+   },
+   {
+      /* SPIR-V 1.1's pipe storage: a pipe of the program, not an argument. */
+      "pipe-storage",
+      NULL,
+      "pipe-storage.spv",
+      "",
+      { "from_pipe_storage", "PipeStorage" },
    },
 };
 
@@ -148,16 +164,55 @@ failed_cleanly(cl_program prog, cl_device_id dev, const char *const *want, unsig
    return 1;
 }
 
+static void *read_file(const char *path, size_t *size);
+
+/* @u's program: its OpenCL C, or its SPIR-V module read from this
+ * program's directory. */
+static cl_program
+create_program(cl_context ctx, const struct unsupported *u, char *why, size_t why_size)
+{
+   char path[4096];
+   ssize_t len;
+   size_t size = 0;
+   void *il;
+   cl_program prog;
+   cl_int err;
+
+   if (!u->spirv) {
+      prog = clCreateProgramWithSource(ctx, 1, (const char **)&u->source, NULL, &err);
+      if (!prog)
+         snprintf(why, why_size, "clCreateProgramWithSource: %d", (int)err);
+      return prog;
+   }
+   len = readlink("/proc/self/exe", path, sizeof(path) - 1);
+   if (len <= 0) {
+      snprintf(why, why_size, "cannot find this program's directory");
+      return NULL;
+   }
+   path[len] = 0;
+   snprintf(strrchr(path, '/') + 1, sizeof(path) - (strrchr(path, '/') + 1 - path), "%s",
+            u->spirv);
+   il = read_file(path, &size);
+   if (!il) {
+      snprintf(why, why_size, "cannot read %s next to this program", u->spirv);
+      return NULL;
+   }
+   prog = clCreateProgramWithIL(ctx, il, size, &err);
+   free(il);
+   if (!prog)
+      snprintf(why, why_size, "clCreateProgramWithIL(%s): %d", u->spirv, (int)err);
+   return prog;
+}
+
 static void
 test_build_fails(cl_context ctx, cl_device_id dev, const struct unsupported *u)
 {
    char why[4096] = "";
    cl_int err;
-   cl_program prog = clCreateProgramWithSource(ctx, 1, (const char **)&u->source, NULL, &err);
+   cl_program prog = create_program(ctx, u, why, sizeof(why));
    int ok;
 
    if (!prog) {
-      snprintf(why, sizeof(why), "clCreateProgramWithSource: %d", (int)err);
       result(u->name, 0, why);
       return;
    }
