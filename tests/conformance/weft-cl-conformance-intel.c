@@ -21,7 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "weft-cl-conformance.h"
 
@@ -553,13 +552,10 @@ run_fault(struct cl *cl, const char *src)
    cl_mem out = clCreateBuffer(cl->ctx, CL_MEM_READ_WRITE, 64 * 4, NULL, &err);
    cl_ulong where = 0x7ff000000000ull; /* past every allocation */
    cl_event ev = NULL;
-   char said[256] = "";
-   FILE *capture = tmpfile();
-   int saved_stderr = dup(2);
+   char said[256];
+   struct stderr_capture capture;
 
-   fflush(stderr);
-   if (capture && saved_stderr >= 0)
-      dup2(fileno(capture), 2);
+   stderr_capture_begin(&capture);
    if (k && q && out && !clSetKernelArg(k, 0, sizeof(out), &out) &&
        !clSetKernelArg(k, 1, sizeof(where), &where) &&
        !clEnqueueNDRangeKernel(q, k, 1, NULL, s.global, s.local, 0, NULL, &ev)) {
@@ -576,18 +572,7 @@ run_fault(struct cl *cl, const char *src)
       clReleaseProgram(p);
    if (q)
       clReleaseCommandQueue(q);
-   fflush(stderr);
-   if (capture && saved_stderr >= 0) {
-      dup2(saved_stderr, 2);
-      rewind(capture);
-      if (!fgets(said, sizeof(said), capture))
-         said[0] = 0;
-      said[strcspn(said, "\n")] = 0;
-   }
-   if (capture)
-      fclose(capture);
-   if (saved_stderr >= 0)
-      close(saved_stderr);
+   stderr_capture_end(&capture, said, sizeof(said));
    cases_in_matrix++;
    report(status < 0, "bad-input intel_sub_group_block_read outside the GPU VM: the event reports "
           "%d (\"%s\")", status, said);

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 enum kind { SINT, UINT, FLT };
 
@@ -84,6 +85,15 @@ void report(bool ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)))
 double now(void);
 /* An API call's error code against the specification's. */
 void expect(cl_int got, cl_int want, const char *what);
+/* What the driver prints on stderr while a kernel misbehaves on purpose
+ * goes to a file instead (the VM tier checks that the suite prints nothing
+ * there); stderr_capture_end() restores stderr and gives the first line. */
+struct stderr_capture {
+   FILE *file;
+   int saved;
+};
+void stderr_capture_begin(struct stderr_capture *c);
+void stderr_capture_end(struct stderr_capture *c, char *first_line, size_t size);
 /* IEEE binary16 bits to and from a double (round to nearest even). */
 double half_to_double(uint16_t h);
 uint16_t double_to_half(double d);
