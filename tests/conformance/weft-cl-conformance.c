@@ -1462,6 +1462,210 @@ run_constant_args(struct cl *cl)
       clReleaseProgram(p);
 }
 
+/* --- clGetKernelSubGroupInfo ---------------------------------------------- */
+
+typedef cl_int (*subgroup_info_fn)(cl_kernel, cl_device_id, cl_kernel_sub_group_info, size_t,
+                                   const void *, size_t, void *, size_t *);
+
+/* What a kernel sees of its sub-groups in one work-group of @local: the
+ * answer the queries must give for that local size. */
+static const char *subgroup_info_source =
+   "#ifdef REQD_SIMD\n"
+   "#define REQD __attribute__((intel_reqd_sub_group_size(REQD_SIMD)))\n"
+   "#else\n"
+   "#define REQD\n"
+   "#endif\n"
+   "__kernel REQD void seen(__global uint *out)\n"
+   "{\n"
+   "   if (get_local_linear_id() == 0) {\n"
+   "      out[0] = get_max_sub_group_size();\n"
+   "      out[1] = get_num_sub_groups();\n"
+   "   }\n"
+   "}\n";
+
+/* Runs kernel @k in one work-group of @local (@dims dimensions); what it
+ * saw in @seen (max sub-group size, number of sub-groups). */
+static bool
+run_one_group(struct cl *cl, cl_kernel k, unsigned dims, const size_t *local, uint32_t seen[2])
+{
+   cl_int err;
+   cl_mem buf = clCreateBuffer(cl->ctx, CL_MEM_READ_WRITE, 2 * sizeof(uint32_t), NULL, &err);
+   bool ok = buf && !clSetKernelArg(k, 0, sizeof(buf), &buf) &&
+             !clEnqueueNDRangeKernel(cl->q, k, dims, NULL, local, local, 0, NULL, NULL) &&
+             !clEnqueueReadBuffer(cl->q, buf, CL_TRUE, 0, 2 * sizeof(uint32_t), seen, 0, NULL,
+                                  NULL);
+
+   if (buf)
+      clReleaseMemObject(buf);
+   return ok;
+}
+
+/* The NDRange queries against what the kernel sees, and
+ * LOCAL_SIZE_FOR_SUB_GROUP_COUNT by running the size it answers. */
+static void
+check_subgroup_info_kernel(struct cl *cl, cl_kernel k, const char *name, unsigned reqd,
+                           subgroup_info_fn info, const char *fn)
+{
+   static const struct {
+      unsigned dims;
+      size_t local[3];
+   } locals[] = {
+      {1, {1, 1, 1}}, {1, {60, 1, 1}}, {1, {64, 1, 1}}, {2, {10, 6, 1}},
+      {3, {5, 4, 3}}, {3, {4, 4, 4}},
+   };
+   size_t wg_size = 0, max_sg = 0, max_num = 0, compiled = 1, compile_num = 1, ret = 0;
+   uint32_t seen[2];
+   cl_int err;
+
+   clGetKernelWorkGroupInfo(k, cl->dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof(wg_size), &wg_size,
+                            NULL);
+   for (unsigned i = 0; i < sizeof(locals) / sizeof(locals[0]); i++) {
+      size_t size = 0, count = 0;
+
+      err = info(k, cl->dev, CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE,
+                 locals[i].dims * sizeof(size_t), locals[i].local, sizeof(size), &size, &ret);
+      err = err ? err : info(k, cl->dev, CL_KERNEL_SUB_GROUP_COUNT_FOR_NDRANGE,
+                             locals[i].dims * sizeof(size_t), locals[i].local, sizeof(count),
+                             &count, NULL);
+      bool ran = !err && run_one_group(cl, k, locals[i].dims, locals[i].local, seen);
+      cases_in_matrix++;
+      report(ran && ret == sizeof(size_t) && size == seen[0] && count == seen[1] &&
+             (!reqd || size == reqd),
+             "%s %s: MAX_SUB_GROUP_SIZE_FOR_NDRANGE %zu and SUB_GROUP_COUNT_FOR_NDRANGE %zu for "
+             "(%zu, %zu, %zu) in %uD, the kernel sees %u and %u (error %d)", fn, name, size,
+             count, locals[i].local[0], locals[i].local[1], locals[i].local[2], locals[i].dims,
+             ran ? seen[0] : 0, ran ? seen[1] : 0, err);
+      if (!max_sg)
+         max_sg = ran ? seen[0] : 0;
+   }
+
+   err = info(k, cl->dev, CL_KERNEL_MAX_NUM_SUB_GROUPS, 0, NULL, sizeof(max_num), &max_num,
+              NULL);
+   cases_in_matrix++;
+   report(!err && max_sg && max_num == (wg_size + max_sg - 1) / max_sg,
+          "%s %s: MAX_NUM_SUB_GROUPS %zu for CL_KERNEL_WORK_GROUP_SIZE %zu at SIMD %zu (error "
+          "%d)", fn, name, max_num, wg_size, max_sg, err);
+   err = info(k, cl->dev, CL_KERNEL_COMPILE_NUM_SUB_GROUPS, 0, NULL, sizeof(compile_num),
+              &compile_num, NULL);
+   cases_in_matrix++;
+   report(!err && compile_num == 0, "%s %s: COMPILE_NUM_SUB_GROUPS %zu, no required count "
+          "(error %d)", fn, name, compile_num, err);
+   err = info(k, cl->dev, CL_KERNEL_COMPILE_SUB_GROUP_SIZE_INTEL, 0, NULL, sizeof(compiled),
+              &compiled, NULL);
+   cases_in_matrix++;
+   report(!err && compiled == reqd, "%s %s: COMPILE_SUB_GROUP_SIZE_INTEL %zu (error %d)", fn,
+          name, compiled, err);
+
+   /* A count the kernel can have, in one, two and three dimensions; one
+    * more than it can have gets zeros. */
+   size_t counts[] = {1, 3, max_num, max_num + 1};
+   for (unsigned c = 0; c < 4; c++) {
+      for (unsigned dims = 1; dims <= 3; dims++) {
+         size_t local[3] = {7, 7, 7};
+         bool possible = c < 3, ran = false;
+
+         err = info(k, cl->dev, CL_KERNEL_LOCAL_SIZE_FOR_SUB_GROUP_COUNT, sizeof(counts[c]),
+                    &counts[c], dims * sizeof(size_t), local, &ret);
+         bool zeros = local[0] == 0 && (dims < 2 || local[1] == 0) && (dims < 3 || local[2] == 0);
+         if (!err && possible && !zeros)
+            ran = run_one_group(cl, k, dims, local, seen);
+         cases_in_matrix++;
+         report(!err && ret == dims * sizeof(size_t) && (dims > 2 || local[dims] == 7) &&
+                (possible ? ran && seen[1] == counts[c] : zeros),
+                "%s %s: LOCAL_SIZE_FOR_SUB_GROUP_COUNT %zu%s in %uD: (%zu, %zu, %zu), the "
+                "kernel sees %u sub-groups (error %d)", fn, name, counts[c],
+                possible ? "" : " (one too many)", dims, local[0], dims > 1 ? local[1] : 0,
+                dims > 2 ? local[2] : 0, ran ? seen[1] : 0, err);
+      }
+   }
+}
+
+/* clGetKernelSubGroupInfo and clGetKernelSubGroupInfoKHR: every query of
+ * OpenCL 3.0 and cl_khr_subgroups (and cl_intel_required_subgroup_size's),
+ * for a kernel at the default width and at a required 8, 16 and 32,
+ * checked against what the kernel sees at run time; and their errors. */
+static void
+run_subgroup_info(struct cl *cl)
+{
+   static const unsigned reqd[] = {0, 8, 16, 32};
+   cl_platform_id platform = NULL;
+   subgroup_info_fn khr;
+
+   clGetDeviceInfo(cl->dev, CL_DEVICE_PLATFORM, sizeof(platform), &platform, NULL);
+   khr = (subgroup_info_fn)clGetExtensionFunctionAddressForPlatform(
+      platform, "clGetKernelSubGroupInfoKHR");
+   cases_in_matrix++;
+   report(khr != NULL, "clGetKernelSubGroupInfoKHR: the platform gives its address");
+
+   for (unsigned r = 0; r < 4; r++) {
+      char opts[64], name[32];
+      cl_int err;
+
+      if (reqd[r]) {
+         snprintf(opts, sizeof(opts), "-cl-std=CL3.0 -DREQD_SIMD=%u", reqd[r]);
+         snprintf(name, sizeof(name), "simd%u", reqd[r]);
+      } else {
+         snprintf(opts, sizeof(opts), "-cl-std=CL3.0");
+         snprintf(name, sizeof(name), "default width");
+      }
+      cl_program p = build(cl, subgroup_info_source, reqd[r], opts);
+      cl_kernel k = p ? clCreateKernel(p, "seen", &err) : NULL;
+
+      if (!k) {
+         cases_in_matrix++;
+         report(false, "clGetKernelSubGroupInfo %s: the kernel did not build", name);
+         if (p)
+            clReleaseProgram(p);
+         continue;
+      }
+      check_subgroup_info_kernel(cl, k, name, reqd[r], clGetKernelSubGroupInfo,
+                                 "clGetKernelSubGroupInfo");
+      if (khr)
+         check_subgroup_info_kernel(cl, k, name, reqd[r], khr, "clGetKernelSubGroupInfoKHR");
+
+      if (r == 0) {
+         size_t in[4] = {64, 1, 1, 1}, out = 0, count = 2;
+         cl_device_id not_a_device = (cl_device_id)cl->ctx;
+
+         expect(clGetKernelSubGroupInfo(k, not_a_device, CL_KERNEL_MAX_NUM_SUB_GROUPS, 0, NULL,
+                                        sizeof(out), &out, NULL),
+                CL_INVALID_DEVICE, "clGetKernelSubGroupInfo(a context for the device)");
+         expect(clGetKernelSubGroupInfo(k, NULL, CL_KERNEL_MAX_NUM_SUB_GROUPS, 0, NULL,
+                                        sizeof(out), &out, NULL),
+                CL_SUCCESS, "clGetKernelSubGroupInfo(NULL device, the kernel's only one)");
+         expect(clGetKernelSubGroupInfo(k, cl->dev, CL_KERNEL_MAX_NUM_SUB_GROUPS, 0, NULL, 1,
+                                        &out, NULL),
+                CL_INVALID_VALUE, "clGetKernelSubGroupInfo(MAX_NUM_SUB_GROUPS, 1-byte output)");
+         expect(clGetKernelSubGroupInfo(k, cl->dev, CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE,
+                                        sizeof(in), in, sizeof(out), &out, NULL),
+                CL_INVALID_VALUE,
+                "clGetKernelSubGroupInfo(MAX_SUB_GROUP_SIZE_FOR_NDRANGE, 4 dimensions)");
+         expect(clGetKernelSubGroupInfo(k, cl->dev, CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE,
+                                        0, NULL, sizeof(out), &out, NULL),
+                CL_INVALID_VALUE,
+                "clGetKernelSubGroupInfo(MAX_SUB_GROUP_SIZE_FOR_NDRANGE, no input)");
+         expect(clGetKernelSubGroupInfo(k, cl->dev, CL_KERNEL_LOCAL_SIZE_FOR_SUB_GROUP_COUNT,
+                                        2 * sizeof(count), in, sizeof(out), &out, NULL),
+                CL_INVALID_VALUE,
+                "clGetKernelSubGroupInfo(LOCAL_SIZE_FOR_SUB_GROUP_COUNT, 2 counts)");
+         expect(clGetKernelSubGroupInfo(k, cl->dev, CL_KERNEL_LOCAL_SIZE_FOR_SUB_GROUP_COUNT,
+                                        sizeof(count), NULL, sizeof(out), &out, NULL),
+                CL_INVALID_VALUE,
+                "clGetKernelSubGroupInfo(LOCAL_SIZE_FOR_SUB_GROUP_COUNT, NULL input)");
+         expect(clGetKernelSubGroupInfo(k, cl->dev, CL_KERNEL_LOCAL_SIZE_FOR_SUB_GROUP_COUNT,
+                                        sizeof(count), &count, 4 * sizeof(out), in, NULL),
+                CL_INVALID_VALUE,
+                "clGetKernelSubGroupInfo(LOCAL_SIZE_FOR_SUB_GROUP_COUNT, 4-dimension output)");
+         if (khr)
+            expect(khr(NULL, cl->dev, CL_KERNEL_MAX_NUM_SUB_GROUPS, 0, NULL, sizeof(out), &out,
+                       NULL),
+                   CL_INVALID_KERNEL, "clGetKernelSubGroupInfoKHR(no kernel)");
+      }
+      clReleaseKernel(k);
+      clReleaseProgram(p);
+   }
+}
+
 static void
 run_api_misuse(struct cl *cl, const char *src)
 {
@@ -1679,6 +1883,7 @@ main(int argc, char **argv)
       run_pipes(&cl, slice);
    if (!slice && !only) {
       run_api_misuse(&cl, src);
+      run_subgroup_info(&cl);
       run_constant_args(&cl);
    }
    if (!only)
