@@ -7,7 +7,11 @@
  * log names the kernel and what it needs, clCreateKernel refuses the
  * program, and the process lives on (also for SPIR-V that uses what Weft
  * does not support: pipe-storage.spv, next to this program): a correct program built and run after
- * the failures gives the right result. With a directory argument, every
+ * the failures gives the right result. Options the compiler does not take
+ * are the application's error, apart from a failed compile:
+ * CL_INVALID_BUILD_OPTIONS / CL_INVALID_COMPILER_OPTIONS, with the option
+ * named in the build log, while a source that does not compile stays
+ * CL_COMPILE_PROGRAM_FAILURE. With a directory argument, every
  * SPIR-V module in it (the compiler fuzzer's reproducers) goes through
  * clCreateProgramWithIL and clBuildProgram: each builds or fails with
  * CL_BUILD_ERROR, and none harms the process.
@@ -256,6 +260,62 @@ test_link_fails(cl_context ctx, cl_device_id dev, const struct unsupported *u)
    clReleaseProgram(prog);
 }
 
+/* Options the compiler does not take: an unknown option, and a value of a
+ * known option that it cannot take. */
+static const char *const invalid_options[] = {
+   "-cl-no-such-option",
+   "-cl-std=CL9.9",
+};
+
+/* clBuildProgram and clCompileProgram refuse @options before compiling:
+ * the API's error, CL_BUILD_ERROR, the option named in the log; the same
+ * program then builds with valid options. */
+static void
+test_invalid_options(cl_context ctx, cl_device_id dev, const char *options)
+{
+   const char *want[] = { options };
+   char why[4096] = "", name[128];
+   cl_int err;
+   cl_program prog = clCreateProgramWithSource(ctx, 1, &good_source, NULL, &err);
+   int ok = 0;
+
+   snprintf(name, sizeof(name), "invalid-options %s", options);
+   err = clBuildProgram(prog, 1, &dev, options, NULL, NULL);
+   if (err != CL_INVALID_BUILD_OPTIONS) {
+      snprintf(why, sizeof(why), "clBuildProgram returned %d, not CL_INVALID_BUILD_OPTIONS",
+               (int)err);
+   } else if (failed_cleanly(prog, dev, want, 1, "square", why, sizeof(why))) {
+      err = clCompileProgram(prog, 1, &dev, options, 0, NULL, NULL, NULL, NULL);
+      if (err != CL_INVALID_COMPILER_OPTIONS)
+         snprintf(why, sizeof(why),
+                  "clCompileProgram returned %d, not CL_INVALID_COMPILER_OPTIONS", (int)err);
+      else if ((err = clBuildProgram(prog, 1, &dev, "-cl-std=CL1.2", NULL, NULL)) != CL_SUCCESS)
+         snprintf(why, sizeof(why), "the valid build after it returned %d", (int)err);
+      else
+         ok = 1;
+   }
+   result(name, ok, why);
+   clReleaseProgram(prog);
+}
+
+/* A source that does not compile, with valid options, is still a failed
+ * compile, not invalid options. */
+static void
+test_compile_fails(cl_context ctx, cl_device_id dev)
+{
+   const char *source = "__kernel void broken(__global int *out) { out[0] = ; }\n";
+   char why[256] = "";
+   cl_int err;
+   cl_program prog = clCreateProgramWithSource(ctx, 1, &source, NULL, &err);
+
+   err = clCompileProgram(prog, 1, &dev, "-cl-std=CL1.2", 0, NULL, NULL, NULL, NULL);
+   if (err != CL_COMPILE_PROGRAM_FAILURE)
+      snprintf(why, sizeof(why), "clCompileProgram returned %d, not CL_COMPILE_PROGRAM_FAILURE",
+               (int)err);
+   result("compile-error-is-not-invalid-options", err == CL_COMPILE_PROGRAM_FAILURE, why);
+   clReleaseProgram(prog);
+}
+
 /* After the failures, a correct kernel builds and runs. */
 static void
 test_good_after_failures(cl_context ctx, cl_device_id dev)
@@ -397,6 +457,9 @@ main(int argc, char **argv)
    for (unsigned i = 0; i < sizeof(unsupported) / sizeof(unsupported[0]); i++)
       test_build_fails(ctx, dev, &unsupported[i]);
    test_link_fails(ctx, dev, &unsupported[1]);
+   for (unsigned i = 0; i < sizeof(invalid_options) / sizeof(invalid_options[0]); i++)
+      test_invalid_options(ctx, dev, invalid_options[i]);
+   test_compile_fails(ctx, dev);
    if (argc > 1)
       test_il_dir(ctx, dev, argv[1]);
    test_good_after_failures(ctx, dev);
