@@ -7,7 +7,9 @@
  * in 1D, 2D and 3D NDRanges of uniform work-groups, work-groups whose last
  * sub-group is partial, and non-uniform NDRanges whose remainder
  * work-groups are smaller.  Every output element is checked against a
- * reference computed here in C.
+ * reference computed here in C.  The work-item functions (get_global_id()
+ * to get_num_groups()) are checked the same way with a global offset, at a
+ * dimension known only at run time, past the third too (0 or 1 there).
  *
  * The kernels are generated from the type table (adding a type is one
  * line), one program per SIMD width, one kernel per type computing every
@@ -956,6 +958,141 @@ build(struct cl *cl, const char *src, unsigned simd, const char *std)
    return p;
 }
 
+/* --- The work-item functions at a dimension known only at run time ------- */
+
+/* get_global_id() .. get_num_groups() of dimension first_dim + k (first_dim
+ * is 0, passed at run time so that no dimension is a constant): 0, 1 and 2,
+ * then 3, 4 and UINT_MAX, where OpenCL C defines the ids and the offset as
+ * 0 and the sizes as 1. */
+#define WORK_ITEM_FUNCS 8
+#define WORK_ITEM_DIMS 6
+static const char work_item_dims_src[] =
+   "__kernel void work_item_dims(__global ulong *out, uint first_dim)\n{\n"
+   "   size_t n = get_global_size(0) * get_global_size(1) * get_global_size(2);\n"
+   "   size_t gl = ((get_global_id(2) - get_global_offset(2)) * get_global_size(1) +\n"
+   "                get_global_id(1) - get_global_offset(1)) * get_global_size(0) +\n"
+   "               get_global_id(0) - get_global_offset(0);\n"
+   "   for (uint k = 0; k < 6; k++) {\n"
+   "      uint d = k < 5 ? first_dim + k : ~0u;\n"
+   "      size_t v[8] = { get_global_id(d), get_global_offset(d), get_local_id(d),\n"
+   "         get_group_id(d), get_global_size(d), get_local_size(d),\n"
+   "         get_enqueued_local_size(d), get_num_groups(d) };\n"
+   "      for (uint f = 0; f < 8; f++)\n"
+   "         out[(k * 8 + f) * n + gl] = v[f];\n"
+   "   }\n}\n";
+
+static const char *const work_item_funcs[WORK_ITEM_FUNCS] = {
+   "get_global_id", "get_global_offset", "get_local_id", "get_group_id",
+   "get_global_size", "get_local_size", "get_enqueued_local_size", "get_num_groups",
+};
+
+/* The global offset of every dimension the NDRange has. */
+static const size_t work_item_offset[3] = {9, 8, 7};
+
+struct work_item_ctx {
+   const struct shape *s;
+   const uint64_t *out;
+   unsigned bad;
+   char first[200];
+};
+
+static void
+check_work_item_group(const struct item *items, unsigned n, void *data)
+{
+   struct work_item_ctx *x = data;
+   const struct shape *s = x->s;
+   size_t total = total_items(s);
+
+   for (unsigned i = 0; i < n; i++) {
+      const struct item *it = &items[i];
+      size_t gid[3] = {it->global_linear % s->global[0],
+                       it->global_linear / s->global[0] % s->global[1],
+                       it->global_linear / s->global[0] / s->global[1]};
+
+      for (unsigned k = 0; k < WORK_ITEM_DIMS; k++) {
+         unsigned d = k < 5 ? k : ~0u;
+         uint64_t want[WORK_ITEM_FUNCS] = {0, 0, 0, 0, 1, 1, 1, 1};
+
+         if (d < 3) {
+            size_t off = d < s->dims ? work_item_offset[d] : 0;
+            size_t groups = (s->global[d] + s->local[d] - 1) / s->local[d];
+
+            want[0] = gid[d] + off;
+            want[1] = off;
+            want[2] = it->lid[d];
+            want[3] = gid[d] / s->local[d];
+            want[4] = s->global[d];
+            want[5] = it->lsize[d];
+            want[6] = s->local[d];
+            want[7] = groups;
+         }
+         for (unsigned f = 0; f < WORK_ITEM_FUNCS; f++) {
+            uint64_t got = x->out[(k * WORK_ITEM_FUNCS + f) * total + it->global_linear];
+
+            if (got != want[f] && !x->bad++)
+               snprintf(x->first, sizeof(x->first), "%s(%u) of item %zu: %llu, want %llu",
+                        work_item_funcs[f], d, it->global_linear, (unsigned long long)got,
+                        (unsigned long long)want[f]);
+         }
+      }
+   }
+}
+
+/* One case: the NDRange of @s with work_item_offset, every value checked. */
+static void
+run_work_item_dims_shape(struct cl *cl, cl_kernel k, unsigned simd, const struct shape *s)
+{
+   size_t n = total_items(s), size = n * WORK_ITEM_DIMS * WORK_ITEM_FUNCS * 8;
+   uint64_t *out = calloc(1, size);
+   struct work_item_ctx x = {s, out, 0, ""};
+   cl_uint first_dim = 0;
+   cl_int err = CL_INVALID_KERNEL;
+   cl_mem buf = clCreateBuffer(cl->ctx, CL_MEM_WRITE_ONLY, size, NULL, &err);
+
+   cases_in_matrix++;
+   if (k && buf && !(err = clSetKernelArg(k, 0, sizeof(buf), &buf)) &&
+       !(err = clSetKernelArg(k, 1, sizeof(first_dim), &first_dim)) &&
+       !(err = clEnqueueNDRangeKernel(cl->q, k, s->dims, work_item_offset, s->global, s->local,
+                                      0, NULL, NULL)))
+      err = clEnqueueReadBuffer(cl->q, buf, CL_TRUE, 0, size, out, 0, NULL, NULL);
+   if (err) {
+      report(false, "work-item-dims simd%u %s: did not run: %d", simd, s->name, (int)err);
+   } else {
+      for_each_group(s, simd, check_work_item_group, &x);
+      if (x.bad)
+         report(false, "work-item-dims simd%u %s: %u wrong, first %s", simd, s->name, x.bad,
+                x.first);
+      else
+         report(true, "work-item-dims simd%u %s", simd, s->name);
+   }
+   if (buf)
+      clReleaseMemObject(buf);
+   free(out);
+}
+
+/* Every width over every shape; the VM's slice: SIMD 16, 3D non-uniform. */
+static void
+run_work_item_dims(struct cl *cl, bool slice)
+{
+   static const unsigned widths[] = {8, 16, 32};
+
+   for (unsigned w = 0; w < 3; w++) {
+      if (slice && widths[w] != 16)
+         continue;
+      cl_program prog = build(cl, work_item_dims_src, widths[w], "-cl-std=CL3.0");
+      cl_kernel k = prog ? clCreateKernel(prog, "work_item_dims", NULL) : NULL;
+
+      for (unsigned si = 0; si < NUM_SHAPES; si++) {
+         if (!slice || !strcmp(shapes[si].name, "3d-non-uniform"))
+            run_work_item_dims_shape(cl, k, widths[w], &shapes[si]);
+      }
+      if (k)
+         clReleaseKernel(k);
+      if (prog)
+         clReleaseProgram(prog);
+   }
+}
+
 struct wg_size_ctx {
    const uint32_t *out;
    size_t n;
@@ -1876,6 +2013,7 @@ main(int argc, char **argv)
    if (!math_only && !intel_only && !pipes_only)
       run_clc20(&cl, slice);
    if (!only) {
+      run_work_item_dims(&cl, slice);
       run_reqd_work_group_size(&cl, slice);
       run_local_mem_with_collective(&cl);
    }
