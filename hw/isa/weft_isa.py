@@ -409,8 +409,10 @@ for _k, _n in enumerate([1, 2, 4, 8]):
               [D, ('a', 'addr', 'u64'), ('b', 'src', 'u64')], IMG_T,
               '2D image block read of %d row%s: a = VA of an image descriptor (first active '
               'lane), b = byte x (rB) and row y (rB+1), s32, of the first active lane; element '
-              'i of lane l is the T at byte x + l * size of row y + i; elements not entirely '
-              'inside the image read 0' % (_n, 's' if _n > 1 else ''), vec=_n),
+              'i of lane l is the T at byte x + l * size of row y + i; an element not entirely '
+              'inside the image reads the edge element: x clamped to [0, width - size], y to '
+              '[0, height - 1] (0 when the image is narrower than T)'
+              % (_n, 's' if _n > 1 else ''), vec=_n),
         Instr('st.img' + _sfx, 0x124 + _k, 'stx',
               [('a', 'addr', 'u64'), ('b', 'src', 'u64'), SD], IMG_T,
               '2D image block write of %d row%s (same layout); elements outside the image '

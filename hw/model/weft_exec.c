@@ -1127,7 +1127,7 @@ HOT int exec_ldst(struct weft_worker *w, struct sg_state *s, const struct weft_i
 				continue;
 			}
 			for (unsigned l = 0; l < NL; l++) {
-				int64_t xx = x + (int64_t)l * size;
+				int64_t xx = x + (int64_t)l * size, ry = yy;
 				bool in_img = yy >= 0 && yy < desc[3] && xx >= 0 && xx + size <= desc[2];
 
 				if (!((mask >> l) & 1))
@@ -1138,10 +1138,15 @@ HOT int exec_ldst(struct weft_worker *w, struct sg_state *s, const struct weft_i
 					store_le(tmp, size, read_lane(R, in->d + i * er, bits, l));
 				}
 				if (!in_img) {
-					write_lane(R, in->d + i * er, bits, l, 0);
-					continue;
+					/* Outside: the edge element, clamped in units of T. */
+					if (desc[2] < size || !desc[3]) {
+						write_lane(R, in->d + i * er, bits, l, 0);
+						continue;
+					}
+					xx = xx < 0 ? 0 : xx > desc[2] - size ? desc[2] - size : xx;
+					ry = ry < 0 ? 0 : ry >= desc[3] ? desc[3] - 1 : ry;
 				}
-				if (gmem(w, ibase + (uint64_t)yy * desc[4] + xx, tmp, size, store))
+				if (gmem(w, ibase + (uint64_t)ry * desc[4] + xx, tmp, size, store))
 					return -1;
 				if (!store)
 					write_lane(R, in->d + i * er, bits, l, load_le(tmp, size));

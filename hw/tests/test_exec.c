@@ -1171,13 +1171,15 @@ static void t_image(void)
 				for (unsigned k = 0; k < simd; k++)
 				for (unsigned i = 0; i < n; i++) {
 					int xx = x + (int)(k * size), yy = y + (int)i;
-					int inside = xx >= 0 && xx + (int)size <= 40 && yy >= 0 && yy < 6;
+					/* outside: the edge element, clamped in units of the element */
+					int cx = xx < 0 ? 0 : xx > 40 - (int)size ? 40 - (int)size : xx;
+					int cy = yy < 0 ? 0 : yy > 5 ? 5 : yy;
 					uint32_t want = 0, got = ((uint32_t *)out)[k * 16 + i];
 
 					if (masked && !(k & 5))
 						want = 0xeeeeeeee;
-					else if (inside)
-						memcpy(&want, before + yy * 64 + xx, size);
+					else
+						memcpy(&want, before + cy * 64 + cx, size);
 					if (got != want) {
 						CHECK(0, "ld.img%u.%s simd %u%s (%d,%d) lane %u row %u: 0x%x want 0x%x",
 						      n, ty[ti], simd, masked ? " masked" : "", x, y, k, i, got, want);
