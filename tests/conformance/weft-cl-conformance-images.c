@@ -4,8 +4,9 @@
  * array, 2D, 2D array, 3D; 2D and 2D array depth images), read_image{f,i,ui}
  * and read_imageh (cl_khr_fp16) with every sampler (nearest
  * and linear; clamp-to-edge, clamp, repeat, mirrored repeat, none;
- * normalized and unnormalized coordinates; integer coordinates),
- * sampler-less reads inside and outside the image, write_image{f,i,ui,h}
+ * normalized and unnormalized coordinates; integer coordinates), each
+ * sampler both as a program-scope constant and as a kernel argument
+ * (through a function parameter, in the same program), sampler-less reads inside and outside the image, write_image{f,i,ui,h}
  * with the conversion rules (rounding, saturation, NaN) and writes outside
  * the image, read_write images, the get_image_* queries, and
  * clEnqueueRead/Write/Copy/Fill/MapImage, each checked against a C
@@ -144,9 +145,6 @@ addr_name(cl_addressing_mode a)
 
 /* --- The kernels --------------------------------------------------------- */
 
-/* The sampler-argument kernels are a program of their own: LLVM 15's SPIR-V
- * translator aborts on a module with both sampler arguments and
- * program-scope samplers of the same image type. */
 /* How a kernel reads (open, the read_image call, close) and what it writes
  * for result class @r: depth images' floats widened as a CL_R texel is,
  * halves converted to and from float. */
@@ -160,12 +158,13 @@ access_exprs(const struct itype *it, enum rclass r, const char **open, const cha
    *wclose = it->depth ? ".x" : r == R_H ? ")" : "";
 }
 
+/* The kernels that take their sampler as an argument, in the program of
+ * the constant-sampler kernels and after them: the sampler goes through a
+ * function parameter too, the constructs LLVM 15's SPIR-V translator used
+ * to abort on.  @ints reads at convert_int4_rtn of the coordinates. */
 static char *
-sampler_arg_source(void)
+sampler_arg_source(char *src)
 {
-   char *src = append(NULL, FP16_PRAGMA
-                      "#define ATTR __attribute__((intel_reqd_sub_group_size(SIMD)))\n");
-
    for (unsigned t = 0; t < NUM_ITYPES; t++) {
       const struct itype *it = &itypes[t];
 
@@ -174,11 +173,18 @@ sampler_arg_source(void)
 
          access_exprs(it, r, &open, &close, &wopen, &wclose);
          src = append(src,
+                      "%s4 sample_with_%u_%s(read_only %s img, sampler_t s, float4 v, int ints)\n"
+                      "{\n   int4 iv = convert_int4_rtn(v);\n\n"
+                      "   if (ints)\n      return %sread_image%s(img, s, %s)%s;\n"
+                      "   return %sread_image%s(img, s, %s)%s;\n}\n",
+                      rtype[r], t, rname[r], it->cltype, open, rname[r], it->ic, close, open,
+                      rname[r], it->fc, close);
+         src = append(src,
                       "__kernel ATTR void sample_arg_%u_%s(read_only %s img, sampler_t s, "
-                      "__global const float4 *c, __global %s4 *out)\n{\n"
-                      "   size_t i = get_global_id(0);\n   float4 v = c[i];\n"
-                      "   out[i] = %sread_image%s(img, s, %s)%s;\n}\n",
-                      t, rname[r], it->cltype, rtype[r], open, rname[r], it->fc, close);
+                      "__global const float4 *c, __global %s4 *out, int ints)\n{\n"
+                      "   size_t i = get_global_id(0);\n\n"
+                      "   out[i] = sample_with_%u_%s(img, s, c[i], ints);\n}\n",
+                      t, rname[r], it->cltype, rtype[r], t, rname[r]);
       }
    }
    return src;
@@ -255,7 +261,7 @@ kernel_source(void)
          src = append(src, "   int2 d = get_image_dim(img);\n   out[6] = d.x; out[7] = d.y;\n");
       src = append(src, "}\n");
    }
-   return src;
+   return sampler_arg_source(src);
 }
 
 /* --- The C reference ---------------------------------------------------- */
@@ -822,21 +828,21 @@ run_sample(struct cl *cl, cl_program p, unsigned simd, const struct img *img,
    release(k, NULL, NULL);
 }
 
-/* A sampler passed as an argument, each filter and addressing mode that
- * the inline samplers above also check. */
+/* Every sampler of the sampling kernel again, created with
+ * clCreateSamplerWithProperties and passed as a kernel argument. */
 static void
 run_sampler_arg(struct cl *cl, cl_program p, unsigned simd, const struct img *img,
                 const struct image_data *data, unsigned t, enum rclass r)
 {
    const struct itype *it = data->it;
-   static const unsigned which[] = {1, 3, 9, 10};
    static float c[ITEMS][4];
    static uint32_t out[ITEMS][4];
    cl_kernel k = kernel(p, "sample_arg_%u_%s", t, r);
    cl_int err;
 
-   for (unsigned w = 0; w < sizeof(which) / sizeof(which[0]); w++) {
-      const struct samp *sm = &samps[which[w]];
+   for (unsigned w = 0; w < NUM_SAMPS; w++) {
+      const struct samp *sm = &samps[w];
+      cl_int ints = w == INT_COORD_SAMP;
       cl_sampler_properties props[] = {CL_SAMPLER_NORMALIZED_COORDS, sm->norm,
                                        CL_SAMPLER_ADDRESSING_MODE, sm->addr,
                                        CL_SAMPLER_FILTER_MODE,
@@ -851,12 +857,21 @@ run_sampler_arg(struct cl *cl, cl_program p, unsigned simd, const struct img *im
       bool ok = k && smp && cbuf && obuf && !clSetKernelArg(k, 0, sizeof(cl_mem), &img->mem) &&
                 !clSetKernelArg(k, 1, sizeof(cl_sampler), &smp) &&
                 !clSetKernelArg(k, 2, sizeof(cl_mem), &cbuf) &&
-                !clSetKernelArg(k, 3, sizeof(cl_mem), &obuf) && launch(cl, k) &&
+                !clSetKernelArg(k, 3, sizeof(cl_mem), &obuf) &&
+                !clSetKernelArg(k, 4, sizeof(ints), &ints) && launch(cl, k) &&
                 !clEnqueueReadBuffer(cl->q, obuf, CL_TRUE, 0, sizeof(out), out, 0, NULL, NULL);
       for (unsigned i = 0; ok && i < ITEMS; i++) {
          uint32_t want[4];
+         float at[4];
 
-         sample_ref(data, sm, c[i], want);
+         memcpy(at, c[i], sizeof(at));
+         for (unsigned a = 0; ints && a < 4; a++) {
+            /* convert_int4_rtn, then the texel centre. */
+            float fl = floorf(at[a]);
+
+            at[a] = (it->array && a == it->axes) ? fl : fl + 0.5f;
+         }
+         sample_ref(data, sm, at, want);
          if (r == R_H)
             round_to_half(want);
          bad += !same_texel(data->f, r, out[i], want, sm->linear);
@@ -1356,7 +1371,7 @@ run_image_bad_input(struct cl *cl)
 /* --- The matrix -------------------------------------------------------------- */
 
 static void
-run_format(struct cl *cl, cl_program p, cl_program p_arg, unsigned simd, unsigned t,
+run_format(struct cl *cl, cl_program p, unsigned simd, unsigned t,
            const struct fmt *f, bool transfers)
 {
    const struct itype *it = &itypes[t];
@@ -1386,8 +1401,8 @@ run_format(struct cl *cl, cl_program p, cl_program p_arg, unsigned simd, unsigne
 
       if (it->sampled)
          run_sample(cl, p, simd, &img, &data, t, r);
-      if (it->sampled && transfers)
-         run_sampler_arg(cl, p_arg, simd, &img, &data, t, r);
+      if (it->sampled)
+         run_sampler_arg(cl, p, simd, &img, &data, t, r);
       run_fetch(cl, p, simd, &img, &data, t, r);
       run_write(cl, p, simd, &data, t, r);
       run_read_write(cl, p, simd, &data, t, r);
@@ -1405,21 +1420,16 @@ run_images(struct cl *cl, bool slice)
    static const char *const few[] = {"RGBA_UNORM_INT8", "RG_SIGNED_INT16", "R_UNSIGNED_INT32",
                                      "RGBA_FLOAT", "DEPTH_FLOAT"};
    static const unsigned widths[] = {16, 8, 32};
-   char *src = kernel_source(), *src_arg = sampler_arg_source();
+   char *src = kernel_source();
 
    rng_state = 0x1234567;
    for (unsigned w = 0; w < (slice ? 1 : 3); w++) {
       unsigned simd = widths[w];
       cl_program p = build(cl, src, simd, "-cl-std=CL3.0");
-      cl_program p_arg = build(cl, src_arg, simd, "-cl-std=CL3.0");
 
-      if (!p || !p_arg) {
+      if (!p) {
          cases_in_matrix++;
          report(false, "image simd%u: the program did not build", simd);
-         if (p)
-            clReleaseProgram(p);
-         if (p_arg)
-            clReleaseProgram(p_arg);
          continue;
       }
       for (unsigned t = 0; t < NUM_ITYPES; t++) {
@@ -1434,14 +1444,12 @@ run_images(struct cl *cl, bool slice)
                is_few |= !strcmp(fmts[i].name, few[j]);
             if ((slice || simd != 16) && !is_few)
                continue;
-            run_format(cl, p, p_arg, simd, t, &fmts[i], simd == 16);
+            run_format(cl, p, simd, t, &fmts[i], simd == 16);
          }
       }
       clReleaseProgram(p);
-      clReleaseProgram(p_arg);
    }
    if (!slice)
       run_image_bad_input(cl);
    free(src);
-   free(src_arg);
 }

@@ -22,14 +22,15 @@
  * weft-cl-conformance-enqueue.c (device-side enqueue),
  * weft-cl-conformance-pipes.c (the pipe builtins and API).
  *
- *   weft-cl-conformance [--slice] [--clc20 | --math | --intel | --pipes] [-v]
+ *   weft-cl-conformance [--slice] [--clc20 | --math | --intel | --pipes | --images] [-v]
  *
  * --slice: SIMD 8, 16 and 32 in one shape (1D, partial last sub-group)
  * for the VM tier: every function at least once per width.  Prints one
  * line per case, the matrix's size and "N passed, M failed".  --clc20: the
  * OpenCL C 2.0 tests only (weft-cl-clc20.c).  --math: the math functions'
  * accuracy only (weft-cl-conformance-math.c).  --intel: the Intel
- * sub-group families only.  --pipes: the pipe family only.
+ * sub-group families only.  --pipes: the pipe family only.  --images: the
+ * images family only (weft-cl-conformance-images.c).
  */
 #include "weft-cl-conformance.h"
 
@@ -1906,7 +1907,7 @@ int
 main(int argc, char **argv)
 {
    bool slice = false, clc20_only = false, math_only = false, intel_only = false;
-   bool pipes_only = false, only;
+   bool pipes_only = false, images_only = false, only;
    struct cl cl = {0};
    cl_platform_id plats[8];
    cl_uint np = 0;
@@ -1923,15 +1924,17 @@ main(int argc, char **argv)
          intel_only = true;
       else if (!strcmp(argv[i], "--pipes"))
          pipes_only = true;
+      else if (!strcmp(argv[i], "--images"))
+         images_only = true;
       else if (!strcmp(argv[i], "-v"))
          verbose = 1;
       else {
-         fprintf(stderr, "usage: %s [--slice] [--clc20 | --math | --intel | --pipes] [-v]\n",
+         fprintf(stderr, "usage: %s [--slice] [--clc20 | --math | --intel | --pipes | --images] [-v]\n",
                  argv[0]);
          return 2;
       }
    }
-   only = clc20_only || math_only || intel_only || pipes_only;
+   only = clc20_only || math_only || intel_only || pipes_only || images_only;
    if (clGetPlatformIDs(8, plats, &np) || !np) {
       printf("no OpenCL platform\n0 passed, 1 failed\n");
       return 1;
@@ -2006,11 +2009,11 @@ main(int argc, char **argv)
          clReleaseProgram(prog);
    }
    std_tag = "";
-   if (!clc20_only && !intel_only && !pipes_only)
+   if (!clc20_only && !intel_only && !pipes_only && !images_only)
       run_math(&cl, slice);
-   if (!only)
+   if (!only || images_only)
       run_images(&cl, slice);
-   if (!math_only && !intel_only && !pipes_only)
+   if (!math_only && !intel_only && !pipes_only && !images_only)
       run_clc20(&cl, slice);
    if (!only) {
       run_work_item_dims(&cl, slice);
@@ -2026,7 +2029,7 @@ main(int argc, char **argv)
    }
    if (!only)
       run_bad_input(&cl, src);
-   if (!clc20_only && !math_only && !pipes_only) {
+   if (!clc20_only && !math_only && !pipes_only && !images_only) {
       run_intel_subgroups(&cl, slice);
       run_intel_image_blocks(&cl, slice);
    }
