@@ -468,20 +468,9 @@ struct known_bug {
    const char *where;
 };
 
-/* libclc has no half version of most functions: they are its float ones
- * (Mesa patch 0017), with their bugs. */
-#define AS_FLOAT "float's libclc function: "
 static const struct known_bug known_bugs[] = {
-   {"lgamma", HALF, KNOWN_INACCURATE, AS_FLOAT "lgamma(-inf) is -inf"},
-   {"lgamma_r", HALF, KNOWN_INACCURATE, AS_FLOAT "lgamma_r(-inf) is -inf"},
-   {"tgamma", HALF, KNOWN_INACCURATE, AS_FLOAT "tgamma(-0) is +inf"},
    {"erfc", FLOAT, KNOWN_INACCURATE, "libclc: erfc's tail near 16, not located further"},
-   {"lgamma", FLOAT, KNOWN_INACCURATE, "libclc: lgamma(-inf) is -inf"},
-   {"lgamma_r", FLOAT, KNOWN_INACCURATE, "libclc: lgamma_r(-inf) is -inf"},
    {"nextafter", FLOAT, KNOWN_INACCURATE, "nextafter(0, 1) is FLT_MIN, not located further"},
-   {"rootn", FLOAT, KNOWN_INACCURATE, "libclc: rootn(FLT_MIN, 1) flushes to 0"},
-   {"tgamma", FLOAT, KNOWN_INACCURATE, "libclc: tgamma(-0) is +inf, tgamma(-100.5) is +inf"},
-   {"tgamma", DOUBLE, KNOWN_INACCURATE, "libclc: tgamma(-0) is +inf, tiny |x| 690 ulp off"},
 };
 #define NUM_KNOWN_BUGS (sizeof(known_bugs) / sizeof(known_bugs[0]))
 
