@@ -73,6 +73,7 @@ struct worker_slot {
 	struct dc_entry *dc;
 	struct weft_mmu mmu;
 	weft_jit_fn jit;		/* the dispatch's translation, NULL: interpret */
+	struct weft_jit_code *jit_ref;	/* holds it in the translator's cache */
 };
 
 struct weft_worker {
@@ -1887,8 +1888,11 @@ static void run_some(struct weft_worker *w, struct weft_job *j)
 		weft_mmu_init(&ws->mmu, w->pool->m->mem, w->pool->m->mem_size, j->dp->root);
 		if (!++ws->dc_gen)
 			ws->dc_gen = 1;
+		weft_jit_put(w->pool->jit, ws->jit_ref);
+		ws->jit_ref = NULL;
 		ws->jit = use_translator(w->pool, j->dp) ?
-			  weft_jit_get(w->pool->jit, &ws->mmu, j->dp->code, j->dp->simd) : NULL;
+			  weft_jit_get(w->pool->jit, &ws->mmu, j->dp->code, j->dp->simd, &ws->jit_ref) :
+			  NULL;
 	}
 	if (w->regs_job != j->id) {
 		/* No register, SLM or scratch contents leak from another dispatch
@@ -2019,6 +2023,8 @@ void weft_pool_destroy(struct weft_pool *p)
 	pthread_mutex_unlock(&p->lock);
 	for (unsigned i = 0; i < p->n; i++) {
 		pthread_join(p->w[i].th, NULL);
+		for (unsigned s = 0; s < WEFT_MODEL_NUM_QUEUES; s++)
+			weft_jit_put(p->jit, p->w[i].slots[s].jit_ref);
 		free_worker(&p->w[i]);
 	}
 	pthread_cond_destroy(&p->work);

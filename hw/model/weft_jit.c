@@ -46,7 +46,7 @@
 #include "weft_model_priv.h"
 
 #define MAX_WORDS	16384	/* code words a translated kernel may span */
-#define CACHE_MAX	1024	/* translations kept; past that, new kernels interpret */
+#define CACHE_DEFAULT	256	/* translations kept (WEFT_MODEL_JIT_CACHE) */
 #define QUANTUM		4096	/* = SG_QUANTUM of weft_exec.c */
 
 /* The interpreter's return codes (weft_exec.c). */
@@ -66,17 +66,22 @@ struct kernel {
 	struct weft_inst *insts;	/* per word index (valid where start[i]) */
 };
 
-struct cached {
+/* A translation in the cache. */
+struct weft_jit_code {
 	struct kernel k;
 	weft_jit_fn fn;
+	LLVMOrcResourceTrackerRef rt;	/* owns its machine code */
+	unsigned refs;			/* dispatches of workers that run it */
+	uint64_t last_use;		/* weft_jit.uses at its last lookup */
 };
 
 struct weft_jit {
 	pthread_mutex_t lock;
 	LLVMOrcLLJITRef lljit;
 	LLVMTargetMachineRef tm;
-	struct cached *cache;
-	unsigned ncache;
+	struct weft_jit_code **cache;
+	unsigned ncache, max;
+	uint64_t uses, serial;
 	struct weft_model_jit_stats stats;
 };
 
@@ -1466,8 +1471,9 @@ static void report(const char *what, LLVMErrorRef err)
 	LLVMDisposeErrorMessage(msg);
 }
 
-/* Translates @k; NULL on failure (the kernel interprets). */
-static weft_jit_fn translate(struct weft_jit *j, const struct kernel *k, unsigned serial)
+/* Translates @k into @rt's machine code; NULL on failure (the kernel interprets). */
+static weft_jit_fn translate(struct weft_jit *j, const struct kernel *k, uint64_t serial,
+			     LLVMOrcResourceTrackerRef rt)
 {
 	LLVMOrcThreadSafeContextRef tsc = LLVMOrcCreateNewThreadSafeContext();
 	struct gen g = { .C = LLVMOrcThreadSafeContextGetContext(tsc), .k = k, .NL = k->simd };
@@ -1478,7 +1484,7 @@ static weft_jit_fn translate(struct weft_jit *j, const struct kernel *k, unsigne
 	LLVMErrorRef err;
 	char name[32], *dl;
 
-	snprintf(name, sizeof(name), "weft_kernel_%u", serial);
+	snprintf(name, sizeof(name), "weft_kernel_%llu", (unsigned long long)serial);
 	g.mod = LLVMModuleCreateWithNameInContext(name, g.C);
 	LLVMSetTarget(g.mod, LLVMOrcLLJITGetTripleString(j->lljit));
 	td = LLVMCreateTargetDataLayout(j->tm);
@@ -1507,7 +1513,7 @@ static weft_jit_fn translate(struct weft_jit *j, const struct kernel *k, unsigne
 	}
 	tsm = LLVMOrcCreateNewThreadSafeModule(g.mod, tsc);
 	LLVMOrcDisposeThreadSafeContext(tsc);	/* the module keeps it alive */
-	err = LLVMOrcLLJITAddLLVMIRModule(j->lljit, LLVMOrcLLJITGetMainJITDylib(j->lljit), tsm);
+	err = LLVMOrcLLJITAddLLVMIRModuleWithRT(j->lljit, rt, tsm);
 	if (err) {
 		report("adding the module", err);
 		LLVMOrcDisposeThreadSafeModule(tsm);
@@ -1571,7 +1577,10 @@ struct weft_jit *weft_jit_create(void)
 	if (!j)
 		return NULL;
 	pthread_mutex_init(&j->lock, NULL);
-	j->cache = calloc(CACHE_MAX, sizeof(*j->cache));
+	j->max = CACHE_DEFAULT;
+	if (getenv("WEFT_MODEL_JIT_CACHE") && atoi(getenv("WEFT_MODEL_JIT_CACHE")) > 0)
+		j->max = (unsigned)atoi(getenv("WEFT_MODEL_JIT_CACHE"));
+	j->cache = calloc(j->max, sizeof(*j->cache));
 	/* Translation time matters more than the last cycles (execution.rst). */
 	j->tm = host_machine(LLVMCodeGenLevelNone);
 	jit_tm = host_machine(LLVMCodeGenLevelNone);
@@ -1599,8 +1608,11 @@ void weft_jit_destroy(struct weft_jit *j)
 {
 	if (!j)
 		return;
-	for (unsigned i = 0; i < j->ncache; i++)
-		kernel_free(&j->cache[i].k);
+	for (unsigned i = 0; i < j->ncache; i++) {
+		LLVMOrcReleaseResourceTracker(j->cache[i]->rt);
+		kernel_free(&j->cache[i]->k);
+		free(j->cache[i]);
+	}
 	free(j->cache);
 	if (j->tm)
 		LLVMDisposeTargetMachine(j->tm);
@@ -1610,11 +1622,75 @@ void weft_jit_destroy(struct weft_jit *j)
 	free(j);
 }
 
-weft_jit_fn weft_jit_get(struct weft_jit *j, struct weft_mmu *mmu, uint64_t code, unsigned simd)
+/*
+ * Frees the least recently used translation that no worker runs (its
+ * machine code too): false when every one is running.  Under j->lock.
+ */
+static bool evict_one(struct weft_jit *j)
 {
-	struct kernel k;
-	weft_jit_fn fn = NULL;
+	struct weft_jit_code *c;
+	LLVMErrorRef err;
+	int lru = -1;
 
+	for (unsigned i = 0; i < j->ncache; i++)
+		if (!j->cache[i]->refs && (lru < 0 || j->cache[i]->last_use < j->cache[lru]->last_use))
+			lru = (int)i;
+	if (lru < 0)
+		return false;
+	c = j->cache[lru];
+	j->cache[lru] = j->cache[--j->ncache];
+	err = LLVMOrcResourceTrackerRemove(c->rt);
+	if (err)
+		report("freeing a translation", err);
+	LLVMOrcReleaseResourceTracker(c->rt);
+	kernel_free(&c->k);
+	free(c);
+	j->stats.evicted++;
+	return true;
+}
+
+/* A new translation of @k (which it then owns); NULL: @k interprets (and is freed). */
+static struct weft_jit_code *add_translation(struct weft_jit *j, struct kernel *k)
+{
+	struct weft_jit_code *c;
+	struct timespec t0, t1;
+
+	if ((j->ncache == j->max && !evict_one(j)) || !(c = calloc(1, sizeof(*c)))) {
+		kernel_free(k);
+		return NULL;
+	}
+	c->k = *k;
+	c->rt = LLVMOrcJITDylibCreateResourceTracker(LLVMOrcLLJITGetMainJITDylib(j->lljit));
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+	c->fn = translate(j, &c->k, j->serial++, c->rt);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
+	j->stats.translate_ns += (uint64_t)(t1.tv_sec - t0.tv_sec) * 1000000000ull +
+				 (uint64_t)t1.tv_nsec - (uint64_t)t0.tv_nsec;
+	if (!c->fn) {
+		LLVMErrorRef err = LLVMOrcResourceTrackerRemove(c->rt);
+
+		if (err)
+			report("freeing a failed translation", err);
+		LLVMOrcReleaseResourceTracker(c->rt);
+		kernel_free(&c->k);
+		free(c);
+		return NULL;
+	}
+	j->cache[j->ncache++] = c;
+	j->stats.translated++;
+	for (unsigned i = 0; i < c->k.nw; i++)
+		if (c->k.start[i])
+			weft_jit_native(&c->k.insts[i]) ? j->stats.native++ : j->stats.helper++;
+	return c;
+}
+
+weft_jit_fn weft_jit_get(struct weft_jit *j, struct weft_mmu *mmu, uint64_t code, unsigned simd,
+			 struct weft_jit_code **ref)
+{
+	struct weft_jit_code *c = NULL;
+	struct kernel k;
+
+	*ref = NULL;
 	if (discover(mmu, code, simd, &k)) {
 		pthread_mutex_lock(&j->lock);
 		j->stats.interpreted++;
@@ -1622,45 +1698,39 @@ weft_jit_fn weft_jit_get(struct weft_jit *j, struct weft_mmu *mmu, uint64_t code
 		return NULL;
 	}
 	pthread_mutex_lock(&j->lock);
-	for (unsigned i = 0; i < j->ncache; i++) {
-		if (same_kernel(&j->cache[i].k, &k)) {
-			fn = j->cache[i].fn;
+	for (unsigned i = 0; i < j->ncache && !c; i++) {
+		if (same_kernel(&j->cache[i]->k, &k)) {
+			c = j->cache[i];
 			j->stats.cache_hits++;
-			break;
+			kernel_free(&k);
 		}
 	}
-	if (!fn && j->ncache < CACHE_MAX) {
-		struct cached *c = &j->cache[j->ncache];
-
-		struct timespec t0, t1;
-
-		c->k = k;
-		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
-		c->fn = translate(j, &c->k, j->ncache);
-		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
-		j->stats.translate_ns += (uint64_t)(t1.tv_sec - t0.tv_sec) * 1000000000ull +
-					 (uint64_t)t1.tv_nsec - (uint64_t)t0.tv_nsec;
-		if (c->fn) {
-			fn = c->fn;
-			j->ncache++;
-			j->stats.translated++;
-			for (unsigned i = 0; i < k.nw; i++)
-				if (k.start[i])
-					weft_jit_native(&k.insts[i]) ? j->stats.native++ : j->stats.helper++;
-			pthread_mutex_unlock(&j->lock);
-			return fn;	/* the cache owns k */
-		}
-	}
-	if (!fn)
+	if (!c)
+		c = add_translation(j, &k);
+	if (c) {
+		c->refs++;
+		c->last_use = ++j->uses;
+		*ref = c;
+	} else {
 		j->stats.interpreted++;
+	}
 	pthread_mutex_unlock(&j->lock);
-	kernel_free(&k);
-	return fn;
+	return c ? c->fn : NULL;
+}
+
+void weft_jit_put(struct weft_jit *j, struct weft_jit_code *ref)
+{
+	if (!ref)
+		return;
+	pthread_mutex_lock(&j->lock);
+	ref->refs--;
+	pthread_mutex_unlock(&j->lock);
 }
 
 void weft_jit_get_stats(struct weft_jit *j, struct weft_model_jit_stats *st)
 {
 	pthread_mutex_lock(&j->lock);
 	*st = j->stats;
+	st->cached = j->ncache;
 	pthread_mutex_unlock(&j->lock);
 }

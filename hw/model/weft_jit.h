@@ -69,14 +69,20 @@ enum weft_jit_mode weft_jit_mode_from_env(void);
 struct weft_jit *weft_jit_create(void);
 void weft_jit_destroy(struct weft_jit *j);
 
+struct weft_jit_code;
+
 /*
  * The translation of the kernel at @code for @simd lanes, read through @mmu
  * (EXEC access): from the cache when a kernel with the same instructions
  * was translated before, else translated now.  NULL: run it on the
  * interpreter (code that does not fetch or decode, which the interpreter
- * then reports where it meets it, or a kernel too large).  Thread-safe.
+ * then reports where it meets it, or a kernel too large).  Else *@ref
+ * keeps the translation from eviction until weft_jit_put().  Thread-safe.
  */
-weft_jit_fn weft_jit_get(struct weft_jit *j, struct weft_mmu *mmu, uint64_t code, unsigned simd);
+weft_jit_fn weft_jit_get(struct weft_jit *j, struct weft_mmu *mmu, uint64_t code, unsigned simd,
+			 struct weft_jit_code **ref);
+/* The caller no longer runs @ref (NULL: nothing). */
+void weft_jit_put(struct weft_jit *j, struct weft_jit_code *ref);
 
 /* Counters since weft_jit_create() (weft_model.h). */
 void weft_jit_get_stats(struct weft_jit *j, struct weft_model_jit_stats *st);

@@ -82,6 +82,8 @@ struct weft_model_jit_stats {
 	uint64_t native;	/* instructions of translated kernels that became host vector code */
 	uint64_t helper;	/* ... that became a call of the interpreter's handler */
 	uint64_t translate_ns;	/* CPU time spent translating (building, optimizing, compiling) */
+	uint64_t evicted;	/* translations freed to make room (WEFT_MODEL_JIT_CACHE) */
+	uint64_t cached;	/* translations held now */
 };
 void weft_model_jit_stats(struct weft_model *m, struct weft_model_jit_stats *st);
 

@@ -33,8 +33,11 @@ static struct env *make(const char *mode)
 	struct env *e;
 
 	setenv("WEFT_MODEL_JIT", mode, 1);
+	/* A small cache: the kernels below evict each other. */
+	setenv("WEFT_MODEL_JIT_CACHE", "8", 1);
 	e = env_create_mem(1, 2000000, MEM_SIZE);
 	unsetenv("WEFT_MODEL_JIT");
+	unsetenv("WEFT_MODEL_JIT_CACHE");
 	if (env_ready(e) != WEFT_DEVICE_RUNNING)
 		abort();
 	return e;
@@ -340,6 +343,11 @@ static void t_translated(void)
 	       (unsigned long long)st.helper);
 	CHECK(st.translated >= 24, "only %llu kernels translated", (unsigned long long)st.translated);
 	CHECK(st.native > 0 && st.helper > 0, "no native or no helper instructions");
+	printf("    %llu translations evicted, %llu kept\n", (unsigned long long)st.evicted,
+	       (unsigned long long)st.cached);
+	CHECK(st.evicted >= st.translated - 8, "%llu of %llu translations evicted",
+	      (unsigned long long)st.evicted, (unsigned long long)st.translated);
+	CHECK(st.cached <= 8, "%llu translations kept", (unsigned long long)st.cached);
 	weft_model_jit_stats(ref->m, &st);
 	CHECK_EQ(st.translated, 0);
 }
@@ -365,7 +373,8 @@ int main(void)
 	      t_cross_lane);
 	h_run("jit: spins on a flag a later sub-group sets, forever (watchdog), or beside a fault",
 	      t_spins);
-	h_run("jit: the kernels above were translated, with native and helper instructions",
+	h_run("jit: the kernels above were translated, with native and helper instructions, "
+	      "in a cache of 8 that evicted the rest",
 	      t_translated);
 	env_destroy(jit);
 	env_destroy(ref);
