@@ -1563,6 +1563,17 @@ static LLVMTargetMachineRef host_machine(LLVMCodeGenOptLevel level)
 	return tm;
 }
 
+static LLVMCodeGenOptLevel codegen_level_from_env(void)
+{
+	const char *v = getenv("WEFT_MODEL_JIT_OPT");
+
+	if (v && *v == '1')
+		return LLVMCodeGenLevelLess;
+	if (v && *v == '2')
+		return LLVMCodeGenLevelDefault;
+	return LLVMCodeGenLevelNone;
+}
+
 struct weft_jit *weft_jit_create(void)
 {
 	struct weft_jit *j;
@@ -1582,8 +1593,8 @@ struct weft_jit *weft_jit_create(void)
 		j->max = (unsigned)atoi(getenv("WEFT_MODEL_JIT_CACHE"));
 	j->cache = calloc(j->max, sizeof(*j->cache));
 	/* Translation time matters more than the last cycles (execution.rst). */
-	j->tm = host_machine(LLVMCodeGenLevelNone);
-	jit_tm = host_machine(LLVMCodeGenLevelNone);
+	j->tm = host_machine(codegen_level_from_env());
+	jit_tm = host_machine(codegen_level_from_env());
 	if (!j->cache || !j->tm || !jit_tm) {
 		if (jit_tm)
 			LLVMDisposeTargetMachine(jit_tm);
