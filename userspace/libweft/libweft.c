@@ -100,6 +100,19 @@ int weft_device_open_fd(int fd, struct weft_device **out)
 	return weft_device_adopt(fcntl(fd, F_DUPFD_CLOEXEC, 3), out);
 }
 
+int weft_device_reopen(struct weft_device *dev, const char *path)
+{
+	int fd = open(path, O_RDWR | O_CLOEXEC);
+	int ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (dup3(fd, dev->fd, O_CLOEXEC) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
 void weft_device_close(struct weft_device *dev)
 {
 	if (!dev)

@@ -39,6 +39,15 @@ int weft_device_open(const char *path, struct weft_device **out);
  * -ENODEV when @fd is not driven by weft.ko.
  */
 int weft_device_open_fd(int fd, struct weft_device **out);
+/*
+ * Replaces the DRM file of @dev by a new open of the render node @path,
+ * under the same fd number. A child of fork() shares its parent's file, and
+ * with it the parent's GEM handles, VMs and queues; reopened, it has a file
+ * of its own, as any other process has. The objects made on the old file
+ * are not valid on the new one. Only system calls: usable in an atfork
+ * child handler.
+ */
+int weft_device_reopen(struct weft_device *dev, const char *path);
 void weft_device_close(struct weft_device *dev);
 int weft_device_fd(const struct weft_device *dev);
 const struct drm_weft_device_info *weft_device_info(const struct weft_device *dev);

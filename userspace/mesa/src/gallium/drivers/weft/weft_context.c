@@ -137,6 +137,26 @@ weft_set_global_binding(struct pipe_context *pctx, unsigned first, unsigned coun
    }
 }
 
+/*
+ * The context's device queue, made anew in the child of a fork(): the one
+ * inherited is a queue of the parent's DRM file. False when there is none.
+ */
+static bool
+weft_context_own_queue(struct weft_context *ctx)
+{
+   struct weft_screen *s = weft_screen(ctx->base.screen);
+
+   if (ctx->generation == s->generation)
+      return true;
+   if (weft_queue_create(s->dev, s->vm, DRM_WEFT_QUEUE_PRIORITY_NORMAL, &ctx->queue))
+      return false;
+   ctx->generation = s->generation;
+   /* The parent's job: only its memory is freed. */
+   weft_fence_unref(s, ctx->last);
+   ctx->last = NULL;
+   return true;
+}
+
 static void
 weft_launch_grid(struct pipe_context *pctx, const struct pipe_grid_info *info)
 {
@@ -152,6 +172,10 @@ weft_launch_grid(struct pipe_context *pctx, const struct pipe_grid_info *info)
 
    if (!cs)
       return;
+   if (!weft_context_own_queue(ctx)) {
+      mesa_loge("weft: no device queue for a job");
+      return;
+   }
    shader = cs->shader;
    code_va = cs->code.va;
    /* Kernels with images: the variant for what is bound, and the image
@@ -336,6 +360,9 @@ weft_get_device_reset_status(struct pipe_context *pctx)
    struct weft_screen *s = weft_screen(pctx->screen);
    uint32_t queue;
 
+   /* Since a fork, the next job gets a queue of this process's own. */
+   if (ctx->generation != s->generation)
+      return PIPE_NO_RESET;
    if (!ctx->last || !weft_fence_wait(s, ctx->last, 0) || !ctx->last->error)
       return PIPE_NO_RESET;
    /* The last job has ended, and the queue runs its jobs in order. */
@@ -357,7 +384,9 @@ weft_context_destroy(struct pipe_context *pctx)
    weft_screen_wait_all(s);
    if (ctx->last)
       weft_fence_unref(s, ctx->last);
-   weft_queue_destroy(s->dev, ctx->queue);
+   /* A queue made before a fork is the parent's. */
+   if (ctx->generation == s->generation)
+      weft_queue_destroy(s->dev, ctx->queue);
    weft_context_unbind_images(ctx);
    FREE(ctx->cb0);
    FREE(ctx);
@@ -376,6 +405,7 @@ weft_context_create(struct pipe_screen *pscreen, void *priv, unsigned flags)
       FREE(ctx);
       return NULL;
    }
+   ctx->generation = s->generation;
    p = &ctx->base;
    p->screen = pscreen;
    p->priv = priv;

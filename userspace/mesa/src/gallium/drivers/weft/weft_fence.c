@@ -2,6 +2,10 @@
 /*
  * Fences: one DRM syncobj per submit. A fence also owns the per-job buffers
  * (arguments and batch), released when it is known to have signalled.
+ *
+ * In the child of a fork(), the fences made before it are the parent's: their
+ * syncobjs and buffers are handles of the parent's DRM file, which the child
+ * no longer uses. They read as signalled there, and only their memory is freed.
  */
 #include "util/u_inlines.h"
 #include "util/u_memory.h"
@@ -18,6 +22,7 @@ weft_fence_create(struct weft_screen *s)
       return NULL;
    pipe_reference_init(&f->reference, 1);
    util_dynarray_init(&f->bos, NULL);
+   f->generation = s->generation;
    if (weft_syncobj_create(s->dev, &f->syncobj)) {
       FREE(f);
       return NULL;
@@ -37,6 +42,11 @@ void
 weft_fence_unref(struct weft_screen *s, struct weft_fence *f)
 {
    if (f && pipe_reference(&f->reference, NULL)) {
+      if (f->generation != s->generation) {
+         util_dynarray_fini(&f->bos);
+         FREE(f);
+         return;
+      }
       if (f->syncobj) {
          /* Never free what the GPU may still read. */
          weft_syncobj_wait(s->dev, f->syncobj, UINT64_MAX);
@@ -51,7 +61,7 @@ weft_fence_unref(struct weft_screen *s, struct weft_fence *f)
 bool
 weft_fence_wait(struct weft_screen *s, struct weft_fence *f, uint64_t timeout)
 {
-   if (!f->syncobj)
+   if (!f->syncobj || f->generation != s->generation)
       return true;
    /* libweft takes a relative timeout and adds it to the clock. */
    timeout = MIN2(timeout, 1ull << 62);

@@ -2,9 +2,13 @@
 /*
  * The weft pipe_screen: compute only, the caps Rusticl reads.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
+#include <xf86drm.h>
+
+#include "c11/threads.h"
 #include "util/build_id.h"
 #include "util/disk_cache.h"
 #include "util/mesa-sha1.h"
@@ -228,10 +232,79 @@ weft_get_screen_fd(struct pipe_screen *pscreen)
    return weft_device_fd(weft_screen(pscreen)->dev);
 }
 
+/*
+ * fork(): the child shares its parent's DRM file of weft.ko, and with it the
+ * parent's VM. With one VM and two copies of the VA heap, both processes
+ * hand out the same addresses (weft.ko refuses the second map with EBUSY,
+ * so the child's kernels failed to build), and each could free the other's
+ * buffers. So the child of a process with Weft screens gives each a DRM file,
+ * VM and VA heap of its own, as a separate process has, before it does
+ * anything else; the queues and fences made before the fork stay the
+ * parent's (see weft_context_own_queue and weft_fence.c). The parent's
+ * buffers and kernels are not usable in the child.
+ */
+static struct list_head screens = {&screens, &screens};
+static simple_mtx_t screens_lock = SIMPLE_MTX_INITIALIZER;
+static once_flag screens_atfork_once = ONCE_FLAG_INIT;
+
+static void
+weft_fork_prepare(void)
+{
+   simple_mtx_lock(&screens_lock);
+   list_for_each_entry(struct weft_screen, s, &screens, link)
+      simple_mtx_lock(&s->lock);
+}
+
+static void
+weft_fork_parent(void)
+{
+   list_for_each_entry(struct weft_screen, s, &screens, link)
+      simple_mtx_unlock(&s->lock);
+   simple_mtx_unlock(&screens_lock);
+}
+
+static void
+weft_screen_init_heap(struct weft_screen *s)
+{
+   uint64_t start = MAX2(WEFT_VA_START, s->info.user_va_start);
+   uint64_t end = s->info.user_va_end ? MIN2(start + WEFT_VA_SIZE, s->info.user_va_end)
+                                      : start + WEFT_VA_SIZE;
+
+   util_vma_heap_init(&s->heap, start, end - start);
+}
+
+static void
+weft_fork_child(void)
+{
+   list_for_each_entry(struct weft_screen, s, &screens, link) {
+      /* Without a file of its own (no node path, or the open failed), the
+       * child still gets a VM of its own in the shared file. */
+      if (s->node_path && weft_device_reopen(s->dev, s->node_path))
+         mesa_loge("weft: a forked child shares its parent's DRM file");
+      if (weft_vm_create(s->dev, &s->vm))
+         mesa_loge("weft: a forked child has no VM of its own");
+      util_vma_heap_finish(&s->heap);
+      weft_screen_init_heap(s);
+      s->generation++;
+      simple_mtx_unlock(&s->lock);
+   }
+   simple_mtx_unlock(&screens_lock);
+}
+
+static void
+weft_register_atfork(void)
+{
+   pthread_atfork(weft_fork_prepare, weft_fork_parent, weft_fork_child);
+}
+
 static void
 weft_screen_destroy(struct pipe_screen *pscreen)
 {
    struct weft_screen *s = weft_screen(pscreen);
+
+   simple_mtx_lock(&screens_lock);
+   list_del(&s->link);
+   simple_mtx_unlock(&screens_lock);
 
    weft_screen_wait_all(s);
    disk_cache_destroy(s->disk_cache);
@@ -240,6 +313,7 @@ weft_screen_destroy(struct pipe_screen *pscreen)
    weft_vm_destroy(s->dev, s->vm);
    weft_device_close(s->dev);
    simple_mtx_destroy(&s->lock);
+   free(s->node_path);
    FREE(s);
 }
 
@@ -307,12 +381,12 @@ weft_screen_create(int fd, const struct pipe_screen_config *config)
    }
    simple_mtx_init(&s->lock, mtx_plain);
    util_dynarray_init(&s->pending, NULL);
-   {
-      uint64_t start = MAX2(WEFT_VA_START, s->info.user_va_start);
-      uint64_t end = s->info.user_va_end ? MIN2(start + WEFT_VA_SIZE, s->info.user_va_end)
-                                         : start + WEFT_VA_SIZE;
-      util_vma_heap_init(&s->heap, start, end - start);
-   }
+   weft_screen_init_heap(s);
+   s->node_path = drmGetRenderDeviceNameFromFd(fd);
+   call_once(&screens_atfork_once, weft_register_atfork);
+   simple_mtx_lock(&screens_lock);
+   list_add(&s->link, &screens);
+   simple_mtx_unlock(&screens_lock);
 
    struct pipe_screen *p = &s->base;
    p->destroy = weft_screen_destroy;

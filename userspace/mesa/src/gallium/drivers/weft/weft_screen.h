@@ -12,6 +12,7 @@
 #include "pipe/p_screen.h"
 #include "pipe/p_state.h"
 #include "util/simple_mtx.h"
+#include "util/list.h"
 #include "util/u_dynarray.h"
 #include "util/vma.h"
 
@@ -31,6 +32,12 @@ struct weft_screen {
    struct util_vma_heap heap;
    /* struct weft_fence * of the submits nobody waited for yet */
    struct util_dynarray pending;
+
+   /* Bumped in the child of a fork(), which gets a DRM file, VM and heap of
+    * its own: the queues and fences of older generations are the parent's. */
+   unsigned generation;
+   char *node_path;              /* the render node, reopened after a fork */
+   struct list_head link;        /* in the list of screens a fork renews */
 };
 
 /* Buffers, and images laid out linearly: texel (x, y, z) of an image is at
@@ -47,6 +54,7 @@ struct weft_resource {
 struct weft_fence {
    struct pipe_reference reference;
    uint32_t syncobj;             /* 0: already signalled */
+   unsigned generation;          /* the screen's when created */
    int error;                    /* the job's error once waited for (-errno), 0: none */
    /* buffers of the job (args, batch), freed once it signalled */
    struct util_dynarray bos;     /* struct weft_buffer_va */
@@ -80,6 +88,7 @@ struct weft_compute_state {
 struct weft_context {
    struct pipe_context base;
    uint32_t queue;
+   unsigned generation;          /* the screen's when the queue was created */
    struct weft_compute_state *cs;
    void *cb0;
    unsigned cb0_size;
