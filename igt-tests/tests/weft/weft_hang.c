@@ -213,6 +213,37 @@ igt_main
 		spin_fini(fd, &s);
 	}
 
+	igt_describe("Check that after a hang, a new queue on the hung "
+		     "queue's VM runs correctly, and so does a process opening "
+		     "the device after the recovery.");
+	igt_subtest("hang-then-new-queue") {
+		struct spin s;
+		uint32_t so, queue;
+		uint64_t *data;
+
+		spin_init(fd, &s, DRM_WEFT_QUEUE_PRIORITY_NORMAL);
+		data = s.data->map;
+		data[0] = 0;
+		so = weft_submit_nowait(fd, s.queue, s.spin_va, s.spin_size);
+		igt_assert_eq(weft_wait_hang(fd, so, weft_now_s()), -ETIMEDOUT);
+		weft_assert_queue_banned(fd, s.queue);
+		queue = weft_queue_create(fd, s.vm,
+					  DRM_WEFT_QUEUE_PRIORITY_NORMAL);
+		igt_assert_eq(weft_submit_and_wait(fd, queue, s.ok_va,
+						   s.ok_size), 0);
+		igt_assert_eq_u64(data[0], 0x600d);
+		igt_fork(child, 1) {
+			int fd2 = drm_open_driver(DRIVER_WEFT);
+
+			weft_assert_device_alive(fd2);
+			drm_close_driver(fd2);
+		}
+		igt_waitchildren();
+		weft_queue_destroy(fd, queue);
+		drmSyncobjDestroy(fd, so);
+		spin_fini(fd, &s);
+	}
+
 	igt_describe("Check that a hang leaves a devcoredump describing the "
 		     "failing job.");
 	igt_subtest("hang-devcoredump") {
