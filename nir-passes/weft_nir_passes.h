@@ -46,6 +46,12 @@ bool weft_nir_lower_intel_subgroups(nir_shader *nir);
  * backend has no scaling instruction; NIR's lower_ldexp rounds twice). */
 bool weft_nir_lower_ldexp(nir_shader *nir);
 
+/* The device-side enqueue queries on a child kernel (get_kernel_*) as the
+ * values a block's kernel runs with: compiled at SIMD @simd, work-groups up
+ * to @max_workgroup_size (weft_nir_lower_enqueue.c). */
+bool weft_nir_lower_enqueue_queries(nir_shader *nir, unsigned simd,
+                                    unsigned max_workgroup_size);
+
 /* The intrinsics weft_nir_lower_workgroup_collectives lowers. */
 static inline bool
 weft_nir_is_workgroup_collective(nir_intrinsic_op op)

@@ -82,20 +82,6 @@ same(uint64_t got, uint64_t want, unsigned bits)
    return isnan(from_bits(got, bits)) ? isnan(from_bits(want, bits)) : got == want;
 }
 
-static void
-optimize(nir_shader *nir)
-{
-   bool progress;
-
-   do {
-      progress = false;
-      NIR_PASS(progress, nir, nir_opt_algebraic);
-      NIR_PASS(progress, nir, nir_opt_constant_folding);
-      NIR_PASS(progress, nir, nir_copy_prop);
-      NIR_PASS(progress, nir, nir_opt_dce);
-   } while (progress);
-}
-
 /* ldexp of @comps values at once; returns false and prints on a mismatch.
  * With @opaque_x, x is a load while NIR optimizes the lowered code (as
  * in a kernel, where n is often a constant and x is not), and becomes
@@ -120,13 +106,13 @@ check_vector(const uint64_t *x, const int *n, unsigned comps, unsigned bits, boo
    nir_validate_shader(b.shader, "before");
    ok = weft_nir_lower_ldexp(b.shader);
    nir_validate_shader(b.shader, "after weft_nir_lower_ldexp");
-   optimize(b.shader);
+   weft_nir_test_fold(b.shader);
    if (opaque_x) {
       b.cursor = nir_after_instr(load->parent_instr);
       for (unsigned c = 0; c < comps; c++)
          xs[c] = nir_imm_intN_t(&b, x[c], bits);
       nir_def_rewrite_uses(load, nir_vec(&b, xs, comps));
-      optimize(b.shader);
+      weft_nir_test_fold(b.shader);
    }
 
    nir_function_impl *impl = nir_shader_get_entrypoint(b.shader);

@@ -37,6 +37,20 @@ weft_nir_test_foreach_intrinsic(nir_shader *nir,
    }
 }
 
+void
+weft_nir_test_fold(nir_shader *nir)
+{
+   bool progress;
+
+   do {
+      progress = false;
+      NIR_PASS(progress, nir, nir_opt_algebraic);
+      NIR_PASS(progress, nir, nir_opt_constant_folding);
+      NIR_PASS(progress, nir, nir_copy_prop);
+      NIR_PASS(progress, nir, nir_opt_dce);
+   } while (progress);
+}
+
 unsigned
 weft_nir_test_count_loops(nir_shader *nir)
 {

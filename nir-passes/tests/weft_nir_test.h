@@ -37,6 +37,10 @@ void weft_nir_test_foreach_intrinsic(nir_shader *nir,
                                      void (*fn)(nir_intrinsic_instr *intr, void *data),
                                      void *data);
 
+/* NIR's algebraic optimizations and constant folding until nothing
+ * changes: what a lowering of constants leaves is constants. */
+void weft_nir_test_fold(nir_shader *nir);
+
 /* The number of loops in @nir. */
 unsigned weft_nir_test_count_loops(nir_shader *nir);
 

@@ -2,17 +2,23 @@
 /*
  * Device-side enqueue in weft-cl-conformance, as far as it is built.  The
  * hardware has it (a device queue drained by DRAIN_QUEUE: Documentation/
- * gpu/weft/device-enqueue.rst, tested in hw/tests/test_enqueue.c), but
- * neither the compiler nor Rusticl uses it yet, so the device must report
- * none and say no cleanly: no capability, no on-device queue, and a
- * program that enqueues or asks the ndrange queries fails to build with a
- * log naming what it lacks (never a crash; on the host tier only: the VM's
- * slice keeps stderr empty, where the compiler prints the failure too),
- * after which the context still runs kernels.
+ * gpu/weft/device-enqueue.rst, tested in hw/tests/test_enqueue.c) and the
+ * compiler answers the queries on a block's kernel, but enqueue_kernel has
+ * no on-device queue to write to yet, so the device must report no
+ * device-side enqueue and say no cleanly: no capability, no on-device
+ * queue, and a program that enqueues fails to build with a log naming what
+ * it lacks (never a crash; on the host tier only: the VM's slice keeps
+ * stderr empty, where the compiler prints the failure too), after which
+ * the context still runs kernels.  The queries
+ * (get_kernel_work_group_size, get_kernel_preferred_work_group_size_multiple,
+ * get_kernel_sub_group_count_for_ndrange,
+ * get_kernel_max_sub_group_size_for_ndrange) run, checked against the
+ * block's kernel as Rusticl compiled it, at SIMD 8, 16 and 32.
  */
 #include "weft-cl-conformance.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void
@@ -68,20 +74,43 @@ run_enqueue_queues(struct cl *cl)
           "enqueue: clSetDefaultDeviceCommandQueue: %d, want CL_INVALID_OPERATION", err);
 }
 
-/* Programs that need device-side enqueue: the build fails and says why. */
+/* Programs that need what is not built yet: the build fails and says why. */
 static void
 run_enqueue_programs(struct cl *cl)
 {
    static const struct {
-      const char *what, *src;
+      const char *what, *std, *log, *src;
    } progs[] = {
-      {"enqueue_kernel of a block",
+      /* The compiler takes enqueue_kernel to the driver, which has no
+       * on-device queue yet. */
+      {"enqueue_kernel of a block", "-cl-std=CL2.0", "enqueue_kernel",
        "kernel void k(global int *out)\n"
        "{\n"
        "   enqueue_kernel(get_default_queue(), CLK_ENQUEUE_FLAGS_WAIT_KERNEL, ndrange_1D(4),\n"
        "                  ^{ out[get_global_id(0)] = 1; });\n"
        "}\n"},
-      {"the ndrange sub-group queries",
+      {"enqueue_kernel of a block with a local-memory argument", "-cl-std=CL2.0",
+       "local-memory arguments",
+       "kernel void k(global int *out)\n"
+       "{\n"
+       "   enqueue_kernel(get_default_queue(), CLK_ENQUEUE_FLAGS_WAIT_KERNEL, ndrange_1D(4),\n"
+       "                  ^(local void *l){ out[get_global_id(0)] = 1; }, 64u);\n"
+       "}\n"},
+      {"create_user_event", "-cl-std=CL2.0", "device-side enqueue events",
+       "kernel void k(global int *out)\n"
+       "{\n"
+       "   clk_event_t e = create_user_event();\n"
+       "   out[0] = is_valid_event(e);\n"
+       "   release_event(e);\n"
+       "}\n"},
+      /* CL3.0 without __opencl_c_device_enqueue: clang has no enqueue_kernel. */
+      {"enqueue_kernel of a block", "-cl-std=CL3.0", "__opencl_c_device_enqueue",
+       "kernel void k(global int *out)\n"
+       "{\n"
+       "   enqueue_kernel(get_default_queue(), CLK_ENQUEUE_FLAGS_WAIT_KERNEL, ndrange_1D(4),\n"
+       "                  ^{ out[get_global_id(0)] = 1; });\n"
+       "}\n"},
+      {"the ndrange sub-group queries", "-cl-std=CL3.0", "__opencl_c_device_enqueue",
        "kernel void k(global uint *out)\n"
        "{\n"
        "   void (^b)(void) = ^{ out[2] = 1; };\n"
@@ -89,32 +118,177 @@ run_enqueue_programs(struct cl *cl)
        "   out[1] = get_kernel_max_sub_group_size_for_ndrange(ndrange_1D(64), b);\n"
        "}\n"},
    };
-   static const struct {
-      const char *std, *log;
-   } stds[] = {
-      /* CL2.0 has blocks: the SPIR-V reaches the compiler, which names the capability. */
-      {"-cl-std=CL2.0", "DeviceEnqueue"},
-      /* CL3.0 without __opencl_c_device_enqueue: clang has no enqueue_kernel. */
-      {"-cl-std=CL3.0", "__opencl_c_device_enqueue"},
-   };
 
    for (unsigned p = 0; p < sizeof(progs) / sizeof(progs[0]); p++) {
-      for (unsigned s = 0; s < sizeof(stds) / sizeof(stds[0]); s++) {
-         const char *src = progs[p].src;
-         cl_program prog = clCreateProgramWithSource(cl->ctx, 1, &src, NULL, NULL);
-         cl_int err = clBuildProgram(prog, 1, &cl->dev, stds[s].std, NULL, NULL);
-         char log[8192] = "";
+      const char *src = progs[p].src;
+      cl_program prog = clCreateProgramWithSource(cl->ctx, 1, &src, NULL, NULL);
+      cl_int err = clBuildProgram(prog, 1, &cl->dev, progs[p].std, NULL, NULL);
+      char log[8192] = "";
 
-         clGetProgramBuildInfo(prog, cl->dev, CL_PROGRAM_BUILD_LOG, sizeof(log) - 1, log, NULL);
-         cases_in_matrix++;
-         report(err == CL_BUILD_PROGRAM_FAILURE && strstr(log, stds[s].log),
-                "enqueue: %s %s: clBuildProgram %d, log %s", progs[p].what, stds[s].std, err,
-                strstr(log, stds[s].log) ? "names what is missing" : "does not say why");
-         if (!strstr(log, stds[s].log))
-            fprintf(stderr, "%s\n", log);
-         clReleaseProgram(prog);
-      }
+      clGetProgramBuildInfo(prog, cl->dev, CL_PROGRAM_BUILD_LOG, sizeof(log) - 1, log, NULL);
+      cases_in_matrix++;
+      report(err == CL_BUILD_PROGRAM_FAILURE && strstr(log, progs[p].log),
+             "enqueue: %s %s: clBuildProgram %d, log %s", progs[p].what, progs[p].std, err,
+             strstr(log, progs[p].log) ? "names what is missing" : "does not say why");
+      if (!strstr(log, progs[p].log))
+         fprintf(stderr, "%s\n", log);
+      clReleaseProgram(prog);
    }
+}
+
+/* The queries on a block's kernel, for ndranges of 1, 2 and 3 dimensions
+ * with and without a local size, uniform and with a partial last
+ * sub-group.  A block cannot fix its sub-group size: its kernel runs at
+ * the compiler's default width, which WEFT_SIMD sets; each width gets a
+ * program of its own (the block stores SIMD, so that no cache returns
+ * another width's binary). */
+static const struct {
+   unsigned dim;
+   size_t global[3], local[3]; /* local all 0: none given */
+} query_ndranges[] = {
+   {1, {64, 1, 1}, {0, 0, 0}},     {1, {5, 1, 1}, {0, 0, 0}},
+   {1, {100000, 1, 1}, {0, 0, 0}}, {1, {64, 1, 1}, {64, 0, 0}},
+   {1, {100, 1, 1}, {12, 0, 0}},   {1, {7, 1, 1}, {7, 0, 0}},
+   {1, {1, 1, 1}, {1, 0, 0}},      {2, {16, 16, 1}, {4, 4, 0}},
+   {2, {30, 7, 1}, {10, 3, 0}},    {2, {30, 7, 1}, {0, 0, 0}},
+   {3, {8, 8, 8}, {2, 3, 5}},      {3, {64, 4, 4}, {32, 2, 2}},
+};
+#define NUM_QUERY_NDRANGES (sizeof(query_ndranges) / sizeof(query_ndranges[0]))
+
+static char *
+query_source(void)
+{
+   char *src = append(NULL, "kernel void k(global uint *out)\n"
+                            "{\n"
+                            "   void (^b)(void) = ^{ out[get_global_id(0)] = SIMD; };\n"
+                            "   out[0] = get_kernel_work_group_size(b);\n"
+                            "   out[1] = get_kernel_preferred_work_group_size_multiple(b);\n");
+
+   for (unsigned i = 0; i < NUM_QUERY_NDRANGES; i++) {
+      const size_t *g = query_ndranges[i].global, *l = query_ndranges[i].local;
+      unsigned d = query_ndranges[i].dim;
+      bool local = l[0] || l[1] || l[2];
+
+      src = append(src, "   {\n");
+      if (d == 1) {
+         src = append(src, "      ndrange_t r = ndrange_1D(%zu", g[0]);
+         src = local ? append(src, ", %zu);\n", l[0]) : append(src, ");\n");
+      } else {
+         /* Arrays of the ndrange's dimension: the LLVM-SPIRV translator
+          * asserts on a longer one. */
+         if (d == 2)
+            src = append(src, "      const size_t g[2] = {%zu, %zu}, l[2] = {%zu, %zu};\n", g[0],
+                         g[1], l[0], l[1]);
+         else
+            src = append(src, "      const size_t g[3] = {%zu, %zu, %zu}, l[3] = {%zu, %zu, %zu};\n",
+                         g[0], g[1], g[2], l[0], l[1], l[2]);
+         src = append(src, "      ndrange_t r = ndrange_%uD(g%s);\n", d, local ? ", l" : "");
+      }
+      src = append(src,
+                   "      out[2 + 2 * %u] = get_kernel_sub_group_count_for_ndrange(r, b);\n"
+                   "      out[3 + 2 * %u] = get_kernel_max_sub_group_size_for_ndrange(r, b);\n"
+                   "   }\n",
+                   i, i);
+   }
+   return append(src, "}\n");
+}
+
+/* The manual's rules (Documentation/gpu/weft/device-enqueue.rst). */
+static size_t
+query_workgroup_items(unsigned i, size_t max_wg)
+{
+   const size_t *g = query_ndranges[i].global, *l = query_ndranges[i].local;
+   size_t items = 1;
+
+   if (!l[0] && !l[1] && !l[2])
+      return g[0] < max_wg ? g[0] : max_wg;
+   for (unsigned c = 0; c < query_ndranges[i].dim; c++)
+      items *= l[c];
+   return items;
+}
+
+static void
+run_enqueue_queries_at(struct cl *cl, const char *src, unsigned simd, size_t max_wg)
+{
+   uint32_t out[2 + 2 * NUM_QUERY_NDRANGES];
+   static const struct shape one = {"1d", 1, {1, 1, 1}, {1, 1, 1}};
+   char env[4];
+   const char *old = getenv("WEFT_SIMD");
+   char *saved = old ? strdup(old) : NULL;
+
+   snprintf(env, sizeof(env), "%u", simd);
+   setenv("WEFT_SIMD", env, 1);
+
+   cl_program prog = build(cl, src, simd, "-cl-std=CL2.0");
+   bool ran = prog && run(cl, prog, "k", &one, NULL, 0, out, sizeof(out));
+   cl_kernel child = prog ? clCreateKernel(prog, "__k_block_invoke_kernel", NULL) : NULL;
+   size_t child_wg = 0, child_multiple = 0;
+
+   if (child) {
+      clGetKernelWorkGroupInfo(child, cl->dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof(child_wg),
+                               &child_wg, NULL);
+      clGetKernelWorkGroupInfo(child, cl->dev, CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE,
+                               sizeof(child_multiple), &child_multiple, NULL);
+   }
+   cases_in_matrix++;
+   report(ran && child && child_multiple == simd && out[0] == child_wg && out[1] == simd,
+          "enqueue: SIMD %u: the block's kernel runs at SIMD %zu with work-groups up to %zu; "
+          "get_kernel_work_group_size %u, get_kernel_preferred_work_group_size_multiple %u",
+          simd, child_multiple, child_wg, ran ? out[0] : 0, ran ? out[1] : 0);
+
+   for (unsigned i = 0; i < NUM_QUERY_NDRANGES; i++) {
+      size_t items = query_workgroup_items(i, max_wg);
+      uint32_t count = (uint32_t)((items + simd - 1) / simd);
+      /* The width, as get_max_sub_group_size() in the child, also in
+       * work-groups of fewer work-items. */
+      uint32_t size = simd;
+      const size_t *l = query_ndranges[i].local;
+      size_t api_count = count, api_size = size;
+
+      /* With a local size, the API's answer for the child kernel too. */
+      if (child && (l[0] || l[1] || l[2])) {
+         size_t local[3] = {l[0], l[1], l[2]};
+         clGetKernelSubGroupInfo(child, cl->dev, CL_KERNEL_SUB_GROUP_COUNT_FOR_NDRANGE,
+                                 query_ndranges[i].dim * sizeof(size_t), local,
+                                 sizeof(api_count), &api_count, NULL);
+         clGetKernelSubGroupInfo(child, cl->dev, CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE,
+                                 query_ndranges[i].dim * sizeof(size_t), local,
+                                 sizeof(api_size), &api_size, NULL);
+      }
+      uint32_t got_count = ran ? out[2 + 2 * i] : 0, got_size = ran ? out[3 + 2 * i] : 0;
+      cases_in_matrix++;
+      report(ran && got_count == count && got_size == size && api_count == count &&
+                api_size == size,
+             "enqueue: SIMD %u: ndrange_%uD(%zu %zu %zu, local %zu %zu %zu): %u sub-groups of at "
+             "most %u (clGetKernelSubGroupInfo on the block's kernel %zu, %zu), want %u, %u",
+             simd, query_ndranges[i].dim, query_ndranges[i].global[0],
+             query_ndranges[i].global[1], query_ndranges[i].global[2], l[0], l[1], l[2],
+             got_count, got_size, api_count, api_size, count, size);
+   }
+   if (child)
+      clReleaseKernel(child);
+   if (prog)
+      clReleaseProgram(prog);
+   if (saved)
+      setenv("WEFT_SIMD", saved, 1);
+   else
+      unsetenv("WEFT_SIMD");
+   free(saved);
+}
+
+static void
+run_enqueue_queries(struct cl *cl, bool slice)
+{
+   static const unsigned simds[] = {8, 16, 32};
+   size_t max_wg = 0;
+   char *src = query_source();
+
+   clGetDeviceInfo(cl->dev, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof(max_wg), &max_wg, NULL);
+   for (unsigned s = 0; s < 3; s++) {
+      if (!slice || simds[s] == 16)
+         run_enqueue_queries_at(cl, src, simds[s], max_wg);
+   }
+   free(src);
 }
 
 /* After all of that, the context runs a kernel as before. */
@@ -148,5 +322,6 @@ run_enqueue(struct cl *cl, bool slice)
     * prints its failure there too. */
    if (!slice)
       run_enqueue_programs(cl);
+   run_enqueue_queries(cl, slice);
    run_enqueue_still_works(cl);
 }

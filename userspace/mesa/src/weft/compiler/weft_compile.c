@@ -110,6 +110,32 @@ weft_lower_subgroups(nir_shader *nir)
    NIR_PASS(_, nir, nir_lower_subgroups, &sg);
 }
 
+/* The SIMD width of a kernel that does not fix its sub-group size: WEFT_SIMD,
+ * or 16. */
+static unsigned
+weft_default_simd(void)
+{
+   const char *env = getenv("WEFT_SIMD");
+
+   if (env && (atoi(env) == 8 || atoi(env) == 16 || atoi(env) == 32))
+      return atoi(env);
+   return 16;
+}
+
+static unsigned
+weft_pick_simd(const nir_shader *nir, unsigned simd)
+{
+   switch (nir->info.subgroup_size) {
+   case SUBGROUP_SIZE_REQUIRE_8: return 8;
+   case SUBGROUP_SIZE_REQUIRE_16: return 16;
+   case SUBGROUP_SIZE_REQUIRE_32: return 32;
+   default: break;
+   }
+   if (simd == 8 || simd == 16 || simd == 32)
+      return simd;
+   return weft_default_simd();
+}
+
 void
 weft_preprocess_nir(nir_shader *nir, unsigned max_workgroup_size)
 {
@@ -121,6 +147,9 @@ weft_preprocess_nir(nir_shader *nir, unsigned max_workgroup_size)
    weft_lower_subgroups(nir);
    NIR_PASS(_, nir, weft_nir_lower_workgroup_collectives, max_workgroup_size);
    NIR_PASS(_, nir, weft_nir_lower_pipes);
+   /* A block's kernel cannot fix its sub-group size: Rusticl compiles it at
+    * the default width. */
+   NIR_PASS(_, nir, weft_nir_lower_enqueue_queries, weft_default_simd(), max_workgroup_size);
 }
 
 static unsigned
@@ -199,23 +228,6 @@ weft_optimize_nir(nir_shader *nir)
    nir_validate_shader(nir, "after the weft NIR passes");
 }
 
-static unsigned
-weft_pick_simd(const nir_shader *nir, unsigned simd)
-{
-   const char *env = getenv("WEFT_SIMD");
-
-   switch (nir->info.subgroup_size) {
-   case SUBGROUP_SIZE_REQUIRE_8: return 8;
-   case SUBGROUP_SIZE_REQUIRE_16: return 16;
-   case SUBGROUP_SIZE_REQUIRE_32: return 32;
-   default: break;
-   }
-   if (simd == 8 || simd == 16 || simd == 32)
-      return simd;
-   if (env && (atoi(env) == 8 || atoi(env) == 16 || atoi(env) == 32))
-      return atoi(env);
-   return 16;
-}
 
 static struct weft_shader *
 weft_compile(const nir_shader *orig, unsigned simd, const struct weft_image_key *images,

@@ -348,6 +348,13 @@ weft_emit_intrinsic(struct weft_ctx *ctx, nir_intrinsic_instr *intr)
    case nir_intrinsic_bindless_image_store_block_intel:
       weft_emit_image_block(ctx, intr);
       return;
+   case nir_intrinsic_enqueue_kernel:
+   case nir_intrinsic_load_default_device_queue:
+      /* Documentation/gpu/weft/device-enqueue.rst: the lowering onto the
+       * device queue needs the queue and the child's code from Rusticl. */
+      weft_fail(ctx, "enqueue_kernel or get_default_queue (device-side enqueue): the driver "
+                "has no on-device queue yet");
+      return;
    default:
       weft_fail(ctx, "intrinsic %s", nir_intrinsic_infos[intr->intrinsic].name);
       return;

@@ -1,0 +1,227 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Unit tests of weft_nir_lower_enqueue_queries: the queries on a child
+ * kernel, of constant ndranges, lowered and then folded by NIR's constant
+ * folding, must give what a C reference computes from the manual's rules,
+ * at SIMD 8, 16 and 32, in 1, 2 and 3 dimensions, for uniform and partial
+ * sub-groups, with and without a local size; with sizes NIR cannot fold,
+ * no query is left.  (That the children run with these sub-groups is
+ * checked by the OpenCL conformance suite.)
+ */
+#include <stdint.h>
+#include <stdio.h>
+
+#include "weft_nir_passes.h"
+#include "weft_nir_test.h"
+
+#define CHECK(cond, ...) WEFT_NIR_CHECK(ok, cond, __VA_ARGS__)
+
+#define MAX_WG 1024
+
+static const nir_shader_compiler_options options = { 0 };
+
+struct ndrange {
+   unsigned dim;
+   uint64_t global[3], local[3];
+};
+
+static const struct ndrange ndranges[] = {
+   {1, {64, 1, 1}, {0, 0, 0}},
+   {1, {5, 1, 1}, {0, 0, 0}},
+   {1, {100000, 1, 1}, {0, 0, 0}},
+   {1, {64, 1, 1}, {64, 0, 0}},
+   {1, {100, 1, 1}, {12, 0, 0}},
+   {1, {7, 1, 1}, {7, 0, 0}},
+   {1, {1, 1, 1}, {1, 0, 0}},
+   {2, {16, 16, 1}, {4, 4, 0}},
+   {2, {30, 7, 1}, {10, 3, 0}},
+   {2, {30, 7, 1}, {0, 0, 0}},
+   {3, {8, 8, 8}, {2, 3, 5}},
+   {3, {64, 4, 4}, {32, 2, 2}},
+   /* Past any work-group: the count does not wrap. */
+   {3, {1ull << 40, 1ull << 40, 1}, {1ull << 40, 1ull << 20, 1}},
+};
+
+static uint64_t
+reference_items(const struct ndrange *nd)
+{
+   uint64_t items = 1;
+
+   if (!nd->local[0] && !nd->local[1] && !nd->local[2])
+      return nd->global[0] < MAX_WG ? nd->global[0] : MAX_WG;
+   for (unsigned c = 0; c < nd->dim; c++)
+      items *= nd->local[c];
+   return items;
+}
+
+static uint32_t
+reference(nir_intrinsic_op op, const struct ndrange *nd, unsigned simd)
+{
+   uint64_t items = reference_items(nd), v;
+
+   switch (op) {
+   case nir_intrinsic_get_kernel_work_group_size:
+      return MAX_WG;
+   case nir_intrinsic_get_kernel_preferred_work_group_size_multiple:
+      return simd;
+   case nir_intrinsic_get_kernel_ndrange_subgroup_count:
+      v = (items + simd - 1) / simd;
+      break;
+   default:
+      /* The SIMD width, also for work-groups of fewer work-items. */
+      v = simd;
+      break;
+   }
+   return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+}
+
+static nir_def *
+imm_vec3(nir_builder *b, const uint64_t *v)
+{
+   return nir_vec3(b, nir_imm_int64(b, v[0]), nir_imm_int64(b, v[1]), nir_imm_int64(b, v[2]));
+}
+
+static nir_def *
+emit_query(nir_builder *b, nir_intrinsic_op op, nir_def *dim, nir_def *global, nir_def *local)
+{
+   switch (op) {
+   case nir_intrinsic_get_kernel_work_group_size:
+      return nir_get_kernel_work_group_size(b, .kernel_index = 1);
+   case nir_intrinsic_get_kernel_preferred_work_group_size_multiple:
+      return nir_get_kernel_preferred_work_group_size_multiple(b, .kernel_index = 1);
+   case nir_intrinsic_get_kernel_ndrange_subgroup_count:
+      return nir_get_kernel_ndrange_subgroup_count(b, dim, global, local, .kernel_index = 1);
+   default:
+      return nir_get_kernel_ndrange_max_subgroup_size(b, dim, global, local, .kernel_index = 1);
+   }
+}
+
+static void
+count_queries(nir_intrinsic_instr *intr, void *data)
+{
+   switch (intr->intrinsic) {
+   case nir_intrinsic_get_kernel_work_group_size:
+   case nir_intrinsic_get_kernel_preferred_work_group_size_multiple:
+   case nir_intrinsic_get_kernel_ndrange_subgroup_count:
+   case nir_intrinsic_get_kernel_ndrange_max_subgroup_size:
+      (*(unsigned *)data)++;
+      break;
+   default:
+      break;
+   }
+}
+
+/* Every ndrange's query at @simd, one store each, folded to constants. */
+static bool
+check_constants(nir_intrinsic_op op, unsigned simd)
+{
+   const unsigned n = sizeof(ndranges) / sizeof(ndranges[0]);
+   nir_builder b = weft_nir_test_kernel(&options, "queries");
+   bool ok = true;
+
+   for (unsigned i = 0; i < n; i++) {
+      const struct ndrange *nd = &ndranges[i];
+      nir_def *v = emit_query(&b, op, nir_imm_int(&b, nd->dim), imm_vec3(&b, nd->global),
+                              imm_vec3(&b, nd->local));
+      nir_store_global(&b, nir_imm_int64(&b, 0x10000 + 4 * i), 4, v, 1);
+   }
+   nir_validate_shader(b.shader, "before");
+   CHECK(weft_nir_lower_enqueue_queries(b.shader, simd, MAX_WG), "no progress");
+   nir_validate_shader(b.shader, "after weft_nir_lower_enqueue_queries");
+   weft_nir_test_fold(b.shader);
+
+   unsigned left = 0, seen = 0;
+   weft_nir_test_foreach_intrinsic(b.shader, count_queries, &left);
+   CHECK(left == 0, "%u queries left", left);
+   nir_foreach_block(block, nir_shader_get_entrypoint(b.shader)) {
+      nir_foreach_instr(instr, block) {
+         if (instr->type != nir_instr_type_intrinsic ||
+             nir_instr_as_intrinsic(instr)->intrinsic != nir_intrinsic_store_global)
+            continue;
+         nir_intrinsic_instr *store = nir_instr_as_intrinsic(instr);
+         unsigned i = (nir_src_as_uint(store->src[1]) - 0x10000) / 4;
+         seen++;
+         if (!nir_src_is_const(store->src[0])) {
+            CHECK(false, "ndrange %u: not folded to a constant", i);
+            continue;
+         }
+         uint32_t got = nir_src_as_uint(store->src[0]);
+         uint32_t want = reference(op, &ndranges[i], simd);
+         CHECK(got == want, "ndrange %u (dim %u, global %llu, local %llu %llu %llu): %u, want %u",
+               i, ndranges[i].dim, (unsigned long long)ndranges[i].global[0],
+               (unsigned long long)ndranges[i].local[0],
+               (unsigned long long)ndranges[i].local[1],
+               (unsigned long long)ndranges[i].local[2], got, want);
+      }
+   }
+   CHECK(seen == n, "%u of %u stores left", seen, n);
+   ralloc_free(b.shader);
+   return ok;
+}
+
+/* Sizes from memory: nothing to fold, and still no query left. */
+static bool
+check_runtime_sizes(void)
+{
+   nir_builder b = weft_nir_test_kernel(&options, "runtime");
+   bool ok = true;
+   unsigned left = 0;
+
+   nir_def *dim = nir_load_global(&b, nir_imm_int64(&b, 0x20000), 4, 1, 32);
+   nir_def *global = nir_load_global(&b, nir_imm_int64(&b, 0x20008), 8, 3, 64);
+   nir_def *local = nir_load_global(&b, nir_imm_int64(&b, 0x20020), 8, 3, 64);
+   nir_def *count = nir_get_kernel_ndrange_subgroup_count(&b, dim, global, local,
+                                                          .kernel_index = 0);
+   nir_def *size = nir_get_kernel_ndrange_max_subgroup_size(&b, dim, global, local,
+                                                            .kernel_index = 0);
+   nir_store_global(&b, nir_imm_int64(&b, 0x10000), 4, nir_vec2(&b, count, size), 3);
+   CHECK(weft_nir_lower_enqueue_queries(b.shader, 16, MAX_WG), "no progress");
+   nir_validate_shader(b.shader, "after weft_nir_lower_enqueue_queries");
+   weft_nir_test_foreach_intrinsic(b.shader, count_queries, &left);
+   CHECK(left == 0, "%u queries left", left);
+   ralloc_free(b.shader);
+   return ok;
+}
+
+/* A kernel without queries: no progress, nothing changed. */
+static bool
+check_no_queries(void)
+{
+   nir_builder b = weft_nir_test_kernel(&options, "none");
+   bool ok = true;
+
+   nir_store_global(&b, nir_imm_int64(&b, 0x10000), 4, nir_imm_int(&b, 7), 1);
+   CHECK(!weft_nir_lower_enqueue_queries(b.shader, 16, MAX_WG), "progress without queries");
+   ralloc_free(b.shader);
+   return ok;
+}
+
+int
+main(void)
+{
+   static const struct {
+      nir_intrinsic_op op;
+      const char *name;
+   } queries[] = {
+      {nir_intrinsic_get_kernel_work_group_size, "get_kernel_work_group_size"},
+      {nir_intrinsic_get_kernel_preferred_work_group_size_multiple,
+       "get_kernel_preferred_work_group_size_multiple"},
+      {nir_intrinsic_get_kernel_ndrange_subgroup_count, "get_kernel_sub_group_count_for_ndrange"},
+      {nir_intrinsic_get_kernel_ndrange_max_subgroup_size,
+       "get_kernel_max_sub_group_size_for_ndrange"},
+   };
+   static const unsigned simds[] = {8, 16, 32};
+   char name[160];
+
+   weft_nir_test_begin();
+   for (unsigned q = 0; q < sizeof(queries) / sizeof(queries[0]); q++) {
+      for (unsigned s = 0; s < 3; s++) {
+         snprintf(name, sizeof(name), "%s of constant ndranges at SIMD %u", queries[q].name,
+                  simds[s]);
+         weft_nir_test_report(check_constants(queries[q].op, simds[s]), name);
+      }
+   }
+   weft_nir_test_report(check_runtime_sizes(), "the ndrange queries of sizes read from memory");
+   weft_nir_test_report(check_no_queries(), "a kernel without queries is left alone");
+   return weft_nir_test_end();
+}
