@@ -229,6 +229,38 @@ weft_optimize_nir(nir_shader *nir)
 }
 
 
+/* NIR to validated weft IR, optimized or not (offsets folded and dead code
+ * removed either way); NULL with *@why set when it fails. */
+static struct weft_ir *
+weft_build_ir(nir_shader *nir, void *mem_ctx, bool optimize, const char **why)
+{
+   struct weft_ir *ir = weft_from_nir(nir, mem_ctx, why);
+
+   if (!ir) {
+      *why = ralloc_asprintf(mem_ctx, "the weft backend does not support %s", *why);
+      return NULL;
+   }
+   /* Invalid IR is the compiler's bug: validation printed the details. */
+   *why = "the weft backend translated the kernel to invalid IR (a compiler bug; "
+          "WEFT_DEBUG=ir shows it)";
+   if (!weft_ir_validate(ir, "from NIR"))
+      return NULL;
+   if (optimize)
+      weft_ir_opt_narrow(ir);
+   weft_ir_opt_fold_offsets(ir);
+   if (optimize)
+      weft_ir_opt_cse(ir);
+   weft_ir_opt_dce(ir);
+   if (!weft_ir_validate(ir, "after the optimizations"))
+      return NULL;
+   if (weft_debug & WEFT_DBG_IR) {
+      fprintf(stderr, "=== weft: IR of %s%s\n", nir->info.name ? nir->info.name : "kernel",
+              optimize ? "" : ", built again unoptimized for register pressure");
+      weft_ir_print(ir, stderr);
+   }
+   return ir;
+}
+
 static struct weft_shader *
 weft_compile(const nir_shader *orig, unsigned simd, const struct weft_image_key *images,
              char **error)
@@ -255,31 +287,23 @@ weft_compile(const nir_shader *orig, unsigned simd, const struct weft_image_key 
                             nir->scratch_size);
       goto out;
    }
-   ir = weft_from_nir(nir, mem_ctx, &why);
-   if (!ir) {
-      why = ralloc_asprintf(mem_ctx, "the weft backend does not support %s", why);
-      goto out;
-   }
-   /* Invalid IR is the compiler's bug: validation printed the details. */
-   why = "the weft backend translated the kernel to invalid IR (a compiler bug; "
-         "WEFT_DEBUG=ir shows it)";
-   if (!weft_ir_validate(ir, "from NIR"))
-      goto out;
-   weft_ir_opt_fold_offsets(ir);
-   weft_ir_opt_dce(ir);
-   if (!weft_ir_validate(ir, "after offset folding and DCE"))
-      goto out;
-   if (weft_debug & WEFT_DBG_IR) {
-      fprintf(stderr, "=== weft: IR of %s\n", nir->info.name ? nir->info.name : "kernel");
-      weft_ir_print(ir, stderr);
+   /* The optimizations that lengthen live ranges (CSE, vectors) are undone
+    * when the kernel then needs more registers than it has: it is built
+    * again without them and spills as before. */
+   for (bool optimize = true;; optimize = false) {
+      ir = weft_build_ir(nir, mem_ctx, optimize, &why);
+      if (!ir)
+         goto out;
+      ir->scratch_size = nir->scratch_size;
+      ir->ra_quiet = true;
+      /* WEFT_MAX_REGS: fewer registers, to test spilling. */
+      if (getenv("WEFT_MAX_REGS"))
+         ir->max_regs = atoi(getenv("WEFT_MAX_REGS"));
+      if (!optimize || weft_ir_ra(ir))
+         break;
    }
    /* Out of registers: spill to scratch and allocate again. */
-   ir->scratch_size = nir->scratch_size;
-   ir->ra_quiet = true;
-   /* WEFT_MAX_REGS: fewer registers, to test spilling. */
-   if (getenv("WEFT_MAX_REGS"))
-      ir->max_regs = atoi(getenv("WEFT_MAX_REGS"));
-   while (!weft_ir_ra(ir)) {
+   while (!ir->allocated && !weft_ir_ra(ir)) {
       if (!weft_ir_spill(ir) || ir->scratch_size > 0x4000) {
          /* WEFT_MAX_REGS too small for some instruction: the full file. */
          if (ir->max_regs) {

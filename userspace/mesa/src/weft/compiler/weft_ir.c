@@ -29,10 +29,43 @@ weft_ir_vreg(struct weft_ir *ir, unsigned bits)
       ir->vreg_cap = MAX2(64, ir->vreg_cap * 2);
       ir->vreg_regs = reralloc(ir, ir->vreg_regs, uint8_t, ir->vreg_cap);
       ir->vreg_multi = reralloc(ir, ir->vreg_multi, uint8_t, ir->vreg_cap);
+      ir->vreg_vector = reralloc(ir, ir->vreg_vector, uint32_t, ir->vreg_cap);
+      ir->vreg_offset = reralloc(ir, ir->vreg_offset, uint8_t, ir->vreg_cap);
+      ir->vreg_vector[0] = 0;
    }
    ir->vreg_regs[++ir->num_vregs] = bits == 64 ? 2 : 1;
    ir->vreg_multi[ir->num_vregs] = 0;
+   ir->vreg_vector[ir->num_vregs] = 0;
+   ir->vreg_offset[ir->num_vregs] = 0;
    return ir->num_vregs;
+}
+
+uint32_t
+weft_ir_vreg_vector(struct weft_ir *ir, unsigned regs)
+{
+   uint32_t v = weft_ir_vreg(ir, 32);
+
+   ir->vreg_regs[v] = regs;
+   ir->vreg_vector[v] = v;
+   return v;
+}
+
+void
+weft_ir_vreg_set_part(struct weft_ir *ir, uint32_t v, uint32_t vector, unsigned offset)
+{
+   ir->vreg_vector[v] = vector;
+   ir->vreg_offset[v] = offset;
+}
+
+unsigned
+weft_ir_operand_regs(const struct weft_inst *in, const struct weft_operand_desc *od,
+                     unsigned regs_per_element)
+{
+   unsigned vec = weft_isa_ops[in->op].vec;
+
+   if (vec > 1 && (od->role == WEFT_ROLE_DST || od->role == WEFT_ROLE_SDATA))
+      return regs_per_element * vec;
+   return regs_per_element;
 }
 
 uint32_t
@@ -164,7 +197,7 @@ weft_ir_live_ranges(struct weft_ir *ir, unsigned *first, unsigned *last)
    memset(last, 0, (ir->num_vregs + 1) * sizeof(unsigned));
    list_for_each_entry(struct weft_ir_instr, I, &ir->instrs, link) {
       weft_ir_foreach_reg(I, od, is_def) {
-         uint32_t v = I->vreg[od->field];
+         uint32_t v = weft_ir_vreg_alloc(ir, I->vreg[od->field]);
          first[v] = MIN2(first[v], idx);
          last[v] = idx;
       }

@@ -31,6 +31,12 @@ struct weft_ir {
    unsigned num_vregs;      /* vregs are 1 .. num_vregs */
    uint8_t *vreg_regs;      /* registers a vreg occupies: 1, or 2 (even pair) */
    uint8_t *vreg_multi;     /* 1: a variable written more than once (from NIR regs) */
+   /* Vectors (weft_opt_vectorize.c): a vector vreg takes consecutive
+    * registers for a vector load or store; its parts are vregs of their
+    * own, each at a register offset in it. vreg_vector is the vector of a
+    * part, or the vreg itself for a vector, 0 for the others. */
+   uint32_t *vreg_vector;
+   uint8_t *vreg_offset;    /* a part's first register in its vector */
    unsigned vreg_cap;
    bool allocated;          /* register fields are physical registers */
    unsigned num_regs;       /* after allocation: registers used */
@@ -48,6 +54,30 @@ uint32_t weft_ir_vreg(struct weft_ir *ir, unsigned bits);
 /* A vreg that may be written several times (control flow merges). */
 uint32_t weft_ir_vreg_multi(struct weft_ir *ir, unsigned bits);
 bool weft_ir_op_has_target(unsigned op);
+/* A vector vreg of @regs consecutive registers, and @v as its part at
+ * register @offset. */
+uint32_t weft_ir_vreg_vector(struct weft_ir *ir, unsigned regs);
+void weft_ir_vreg_set_part(struct weft_ir *ir, uint32_t v, uint32_t vector, unsigned offset);
+
+/* A vector or a part of one: passes that rename or merge values leave it. */
+static inline bool
+weft_ir_vreg_is_part(const struct weft_ir *ir, uint32_t v)
+{
+   return ir->vreg_vector[v] != 0;
+}
+
+/* The vreg that gets registers for @v: its vector, or itself. */
+static inline uint32_t
+weft_ir_vreg_alloc(const struct weft_ir *ir, uint32_t v)
+{
+   return ir->vreg_vector[v] ? ir->vreg_vector[v] : v;
+}
+
+/* The registers (1, 2, 4 or 8) the data operand of a vector access
+ * takes, for a vreg of @regs_per_element each; @regs_per_element for any
+ * other operand. */
+unsigned weft_ir_operand_regs(const struct weft_inst *in, const struct weft_operand_desc *od,
+                              unsigned regs_per_element);
 struct weft_ir_instr *weft_ir_emit(struct weft_ir *ir, unsigned op, unsigned t, unsigned t2);
 /* Inserts a new instruction before (@after false) or after @at. */
 struct weft_ir_instr *weft_ir_emit_at(struct weft_ir *ir, struct weft_ir_instr *at, bool after,
@@ -82,8 +112,14 @@ void weft_ir_print(struct weft_ir *ir, FILE *fp);
 
 /* weft_opt_dce.c: removes instructions whose result nobody reads. */
 bool weft_ir_opt_dce(struct weft_ir *ir);
-/* weft_opt_offsets.c: [d+off] with d = a + imm becomes [a+off+imm]. */
+/* weft_opt_offsets.c: [d+off] with d = a + imm becomes [a+off+imm]; with
+ * d = a + (c + imm), [(a + c)+off+imm]. */
 bool weft_ir_opt_fold_offsets(struct weft_ir *ir);
+/* weft_opt_cse.c: copy propagation and common-subexpression elimination. */
+bool weft_ir_opt_cse(struct weft_ir *ir);
+/* weft_opt_narrow.c: the low half of 64-bit integer arithmetic on 32-bit
+ * values (ids) computed in 32 bits. */
+bool weft_ir_opt_narrow(struct weft_ir *ir);
 /* weft_ra.c: linear-scan register allocation; false when out of registers. */
 bool weft_ir_ra(struct weft_ir *ir);
 /* weft_spill.c: spills the unspilled value with the longest live range to

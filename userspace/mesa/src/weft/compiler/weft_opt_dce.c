@@ -19,11 +19,14 @@ weft_ir_opt_dce(struct weft_ir *ir)
       list_for_each_entry(struct weft_ir_instr, I, &ir->instrs, link) {
          weft_ir_foreach_reg(I, od, is_def) {
             if (!is_def)
-               read[I->vreg[od->field]] = 1;
+               read[weft_ir_vreg_alloc(ir, I->vreg[od->field])] = read[I->vreg[od->field]] = 1;
          }
       }
       list_for_each_entry_safe(struct weft_ir_instr, I, &ir->instrs, link) {
-         if (!weft_ir_has_side_effects(I) && !read[I->vreg[WEFT_IR_D]]) {
+         uint32_t d = I->vreg[WEFT_IR_D];
+
+         /* A part of a vector lives while its vector is read. */
+         if (!weft_ir_has_side_effects(I) && !read[d] && !read[weft_ir_vreg_alloc(ir, d)]) {
             list_del(&I->link);
             again = progress = true;
          }

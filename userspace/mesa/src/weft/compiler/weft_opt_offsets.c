@@ -5,6 +5,11 @@
  * [a+off+imm] while the sum fits the access's signed 32-bit offset. NIR
  * splits a vector access into one access per component, each after its own
  * address add; folded, they share one base and the adds die (DCE).
+ *
+ * A base d = a + b (two registers) with b = c + imm is reassociated: the
+ * access goes to [t+off+imm] with t = a + c, when d serves only as an
+ * address. Neighbouring accesses (in[i - 1], in[i], in[i + 1]) then have
+ * the same t, which CSE (weft_opt_cse.c) computes once.
  */
 #include "util/ralloc.h"
 
@@ -43,28 +48,86 @@ weft_add_imm(const struct weft_ir_instr *I, int64_t *imm)
    return bits == 64 || (*imm >= 0 && *imm <= INT32_MAX);
 }
 
+/* The register + register add that defines @base, read only as an address,
+ * with a source (its field in *@field) that is c + imm: c in *@c. */
+static struct weft_ir_instr *
+weft_reassociable(struct weft_ir *ir, struct weft_ir_instr **def, const unsigned *reads,
+                  const unsigned *address_reads, uint32_t base, enum weft_ir_field *field,
+                  uint32_t *c, int64_t *imm)
+{
+   struct weft_ir_instr *R = def[base];
+
+   if (!R || R->in.op != WEFT_OP_ADD || R->in.has_imm || R->in.has_lit ||
+       !R->vreg[WEFT_IR_A] || !R->vreg[WEFT_IR_B] || reads[base] != address_reads[base] ||
+       ir->vreg_multi[R->vreg[WEFT_IR_A]] || ir->vreg_multi[R->vreg[WEFT_IR_B]])
+      return NULL;
+   for (enum weft_ir_field f = WEFT_IR_A; f <= WEFT_IR_B; f++) {
+      struct weft_ir_instr *S = def[R->vreg[f]];
+
+      if (S && weft_add_imm(S, imm) &&
+          weft_isa_type_bits(S->in.t) == weft_isa_type_bits(R->in.t) &&
+          !ir->vreg_multi[S->vreg[WEFT_IR_A]]) {
+         *field = f;
+         *c = S->vreg[WEFT_IR_A];
+         return R;
+      }
+   }
+   return NULL;
+}
+
 bool
 weft_ir_opt_fold_offsets(struct weft_ir *ir)
 {
-   struct weft_ir_instr **def = rzalloc_array(NULL, struct weft_ir_instr *, ir->num_vregs + 1);
+   /* The vregs made here (num_vregs grows) have no entry: not defined by
+    * an add of an immediate as far as the chain below is concerned. */
+   unsigned nvregs = ir->num_vregs + 1;
+   struct weft_ir_instr **def = rzalloc_array(NULL, struct weft_ir_instr *, nvregs);
+   unsigned *reads = rzalloc_array(def, unsigned, ir->num_vregs + 1);
+   unsigned *address_reads = rzalloc_array(def, unsigned, ir->num_vregs + 1);
    bool progress = false;
 
-   /* The single definition of each value (vregs written once). */
+   /* The single definition of each value (vregs written once), and how
+    * often each is read, and read as an address. */
    list_for_each_entry(struct weft_ir_instr, I, &ir->instrs, link) {
+      int f = weft_mem_field(I);
+
       weft_ir_foreach_reg(I, od, is_def) {
          uint32_t d = I->vreg[od->field];
 
-         if (is_def && d && !ir->vreg_multi[d])
+         if (is_def && d && !ir->vreg_multi[d] && !weft_ir_vreg_is_part(ir, d))
             def[d] = I;
+         else if (!is_def)
+            reads[d]++;
       }
+      if (f >= 0)
+         address_reads[I->vreg[f]]++;
    }
    list_for_each_entry(struct weft_ir_instr, I, &ir->instrs, link) {
       int f = weft_mem_field(I);
-      struct weft_ir_instr *A;
+      struct weft_ir_instr *A, *R;
+      enum weft_ir_field rf;
+      uint32_t c;
       int64_t imm;
 
+      if (f >= 0 && I->vreg[f] < nvregs && (R = weft_reassociable(ir, def, reads, address_reads, I->vreg[f], &rf,
+                                           &c, &imm))) {
+         int64_t off = (int64_t)(int32_t)I->in.imm + imm;
+
+         if (off >= INT32_MIN && off <= INT32_MAX) {
+            uint32_t t = weft_ir_vreg(ir, weft_isa_type_bits(R->in.t));
+            struct weft_ir_instr *T = weft_ir_emit_at(ir, I, false, WEFT_OP_ADD, R->in.t);
+
+            weft_ir_set(T, WEFT_IR_D, t);
+            weft_ir_set(T, WEFT_IR_A, rf == WEFT_IR_A ? c : R->vreg[WEFT_IR_A]);
+            weft_ir_set(T, WEFT_IR_B, rf == WEFT_IR_B ? c : R->vreg[WEFT_IR_B]);
+            I->vreg[f] = t;
+            I->in.imm = (uint32_t)(int32_t)off;
+            progress = true;
+         }
+      }
+
       /* Down a chain of adds as far as the offset stays in range. */
-      while (f >= 0 && (A = def[I->vreg[f]]) && weft_add_imm(A, &imm) &&
+      while (f >= 0 && I->vreg[f] < nvregs && (A = def[I->vreg[f]]) && weft_add_imm(A, &imm) &&
              !ir->vreg_multi[A->vreg[WEFT_IR_A]]) {
          int64_t off = (int64_t)(int32_t)I->in.imm + imm;
 

@@ -3,7 +3,8 @@
  * Linear-scan register allocation of the structured program: a value
  * lives from its definition to its last use, and across a whole loop when
  * it is live across part of it; a 64-bit value takes an even register
- * pair. A destination never shares a register with a source of the same
+ * pair, a vector (weft_opt_vectorize.c) as many consecutive registers as
+ * it has, aligned to their number, its parts in them. A destination never shares a register with a source of the same
  * instruction. Fails (false) when more than the allowed registers are live
  * at once: the caller spills (weft_spill.c) and allocates again.
  */
@@ -13,10 +14,10 @@
 #include "weft_ir.h"
 
 static bool
-weft_ir_instr_reads(struct weft_ir_instr *I, uint32_t v)
+weft_ir_instr_reads(const struct weft_ir *ir, struct weft_ir_instr *I, uint32_t v)
 {
    for (unsigned f = 0; f < WEFT_IR_NUM_FIELDS; f++) {
-      if (I->vreg[f] == v)
+      if (I->vreg[f] && weft_ir_vreg_alloc(ir, I->vreg[f]) == v)
          return true;
    }
    return false;
@@ -71,7 +72,7 @@ weft_ir_ra(struct weft_ir *ir)
       unsigned ndying = 0;
 
       weft_ir_foreach_reg(I, od, is_def) {
-         uint32_t v = I->vreg[od->field];
+         uint32_t part = I->vreg[od->field], v = weft_ir_vreg_alloc(ir, part);
 
          if (!live[v]) {
             unsigned size = ir->vreg_regs[v], r;
@@ -94,9 +95,9 @@ weft_ir_ra(struct weft_ir *ir)
                busy[r + i] = true;
             ir->num_regs = MAX2(ir->num_regs, r + size);
          }
-         if (last[v] == idx)
+         if (last[v] == idx && (!ndying || dying[ndying - 1] != v))
             dying[ndying++] = v;
-         *weft_ir_field_ptr(&I->in, od->field) = phys[v];
+         *weft_ir_field_ptr(&I->in, od->field) = phys[v] + (part != v ? ir->vreg_offset[part] : 0);
       }
       for (unsigned i = 0; i < ndying; i++) {
          for (unsigned j = 0; j < ir->vreg_regs[dying[i]]; j++)
@@ -104,7 +105,7 @@ weft_ir_ra(struct weft_ir *ir)
       }
       /* Loop-extended values die at the endloop, with no operand there. */
       for (uint32_t v = 1; v < n; v++) {
-         if (live[v] && last[v] == idx && !weft_ir_instr_reads(I, v)) {
+         if (live[v] && last[v] == idx && !weft_ir_instr_reads(ir, I, v)) {
             for (unsigned j = 0; j < ir->vreg_regs[v]; j++)
                busy[phys[v] + j] = false;
          }

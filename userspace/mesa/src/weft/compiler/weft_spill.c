@@ -48,7 +48,9 @@ weft_ir_spill(struct weft_ir *ir)
    weft_ir_spill_mark(ir, 0, 0);
    weft_ir_live_ranges(ir, first, last);
    for (uint32_t v = 1; v < n; v++) {
-      if (first[v] != ~0u && !ir->vreg_spilled[v] && last[v] - first[v] > best_len) {
+      /* Vectors stay in registers: the compiler retries without them. */
+      if (first[v] != ~0u && !ir->vreg_spilled[v] && !ir->vreg_vector[v] &&
+          last[v] - first[v] > best_len) {
          best = v;
          best_len = last[v] - first[v];
       }

@@ -3,7 +3,8 @@
  * Validation of weft IR, run after every stage of the backend: opcodes the
  * ISA table defines, every register operand a vreg of the operand's size
  * defined before it is read (single assignment except for NIR registers),
- * no vreg in a field that is no register operand, balanced structured
+ * (vectors and their parts included), no vreg in a field that is no
+ * register operand, balanced structured
  * control flow with resolved targets, END last; once allocated, every
  * instruction must encode.
  */
@@ -46,16 +47,24 @@ weft_ir_validate(struct weft_ir *ir, const char *when)
             FAIL("%s: operand %u has no virtual register", oi->name, _i);
             continue;
          }
-         if (ir->vreg_regs[v] != (bits == 64 ? 2 : 1))
-            FAIL("%s: v%u has %u registers, the operand is %u-bit", oi->name, v,
-                 ir->vreg_regs[v], bits);
+         unsigned regs = weft_ir_operand_regs(&I->in, od, bits == 64 ? 2 : 1);
+         uint32_t vector = ir->vreg_vector[v];
+
+         if (ir->vreg_regs[v] != regs)
+            FAIL("%s: v%u has %u registers, the operand takes %u", oi->name, v,
+                 ir->vreg_regs[v], regs);
+         if (vector && ir->vreg_offset[v] + ir->vreg_regs[v] > ir->vreg_regs[vector])
+            FAIL("%s: v%u lies outside its vector v%u", oi->name, v, vector);
+         /* A vector is defined whole (a vector load) or by its parts. */
          if (ir->vreg_multi[v]) {
             defined[v] = 1;
          } else if (is_def) {
-            if (defined[v])
+            if (defined[v] && vector != v)
                FAIL("%s: v%u defined twice", oi->name, v);
             defined[v] = 1;
-         } else if (!defined[v]) {
+            if (vector)
+               defined[vector] = 1;
+         } else if (!defined[v] && !(vector && defined[vector])) {
             FAIL("%s: v%u used before its definition", oi->name, v);
          }
       }

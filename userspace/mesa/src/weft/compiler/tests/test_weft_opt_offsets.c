@@ -106,11 +106,51 @@ test_no_fold(void)
    ralloc_free(ir);
 }
 
+/* in[i - 1] and in[i]: [b + (x - 4)] is reassociated to [(b + x) - 4],
+ * whose b + x CSE shares with the in[i] access; one add is left. A base
+ * also read as a value keeps its add. */
+static void
+test_reassociate(void)
+{
+   struct weft_ir *ir = weft_ir_create(NULL);
+   uint32_t b = mov_imm(ir, 64, 0x100000), x = mov_imm(ir, 64, 64);
+   uint32_t xm4 = add_imm(ir, WEFT_TYPE_S64, x, -4), d1 = weft_ir_vreg(ir, 64);
+   uint32_t d0 = weft_ir_vreg(ir, 64), kept = weft_ir_vreg(ir, 64);
+   struct weft_ir_instr *l1, *l0, *l2;
+
+   emit2(ir, WEFT_OP_ADD, WEFT_TYPE_U64, d1, b, xm4);
+   l1 = load(ir, d1, 0);
+   emit2(ir, WEFT_OP_ADD, WEFT_TYPE_U64, d0, b, x);
+   l0 = load(ir, d0, 0);
+   emit2(ir, WEFT_OP_ADD, WEFT_TYPE_U64, kept, xm4, x);
+   l2 = load(ir, kept, 0);
+   store(ir, b, kept, WEFT_TYPE_U64);
+   store(ir, b, l1->vreg[WEFT_IR_D], WEFT_TYPE_U32);
+   store(ir, b, l0->vreg[WEFT_IR_D], WEFT_TYPE_U32);
+   store(ir, b, l2->vreg[WEFT_IR_D], WEFT_TYPE_U32);
+   weft_ir_emit(ir, WEFT_OP_END, 0, 0);
+   CHECK(weft_ir_validate(ir, "test"));
+   CHECK(weft_ir_opt_fold_offsets(ir));
+   CHECK(weft_ir_opt_cse(ir));
+   CHECK(weft_ir_opt_dce(ir));
+   CHECK(weft_ir_validate(ir, "after reassociating"));
+   CHECK(l1->vreg[WEFT_IR_A] == l0->vreg[WEFT_IR_A] && l1->in.imm == (uint32_t)-4 &&
+         l0->in.imm == 0);
+   CHECK(l2->vreg[WEFT_IR_A] == kept && l2->in.imm == 0);
+   unsigned adds = 0;
+   list_for_each_entry(struct weft_ir_instr, I, &ir->instrs, link)
+      adds += I->in.op == WEFT_OP_ADD;
+   /* b + x, x - 4 and the kept base */
+   CHECK(adds == 3);
+   ralloc_free(ir);
+}
+
 int
 main(void)
 {
    RUN(test_fold_components);
    RUN(test_fold_chain);
    RUN(test_no_fold);
+   RUN(test_reassociate);
    return weft_test_summary();
 }
