@@ -251,6 +251,8 @@ weft_build_ir(nir_shader *nir, void *mem_ctx, bool optimize, const char **why)
    if (optimize)
       weft_ir_opt_cse(ir);
    weft_ir_opt_dce(ir);
+   if (optimize)
+      weft_ir_opt_vectorize(ir);
    if (!weft_ir_validate(ir, "after the optimizations"))
       return NULL;
    if (weft_debug & WEFT_DBG_IR) {

@@ -120,6 +120,10 @@ bool weft_ir_opt_cse(struct weft_ir *ir);
 /* weft_opt_narrow.c: the low half of 64-bit integer arithmetic on 32-bit
  * values (ids) computed in 32 bits. */
 bool weft_ir_opt_narrow(struct weft_ir *ir);
+/* weft_opt_vectorize.c: adjacent accesses to consecutive addresses become
+ * one vector access (.v2, .v4). After the other optimizations: their
+ * passes leave vectors and their parts alone. */
+bool weft_ir_opt_vectorize(struct weft_ir *ir);
 /* weft_ra.c: linear-scan register allocation; false when out of registers. */
 bool weft_ir_ra(struct weft_ir *ir);
 /* weft_spill.c: spills the unspilled value with the longest live range to

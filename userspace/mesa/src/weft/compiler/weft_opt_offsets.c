@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Immediate offsets folded into addresses: a memory access at [d+off] where
- * d = a + imm (one definition, a register plus an immediate) becomes
+ * Immediate offsets folded into addresses: an add of a register holding a
+ * constant first becomes an add of an immediate; then a memory access at
+ * [d+off] where d = a + imm (one definition, a register plus an immediate)
+ * becomes
  * [a+off+imm] while the sum fits the access's signed 32-bit offset. NIR
  * splits a vector access into one access per component, each after its own
  * address add; folded, they share one base and the adds die (DCE).
@@ -28,24 +30,65 @@ weft_mem_field(const struct weft_ir_instr *I)
    return -1;
 }
 
-/* The immediate @I adds to its register, if it is such an add (as the
- * hardware extends it: by the type's signedness). */
+/* The immediate or literal operand of @I, as the hardware extends it: by
+ * the type's signedness. */
+static bool
+weft_srci_value(const struct weft_ir_instr *I, uint64_t *value)
+{
+   if (I->in.has_lit)
+      *value = I->in.lit;
+   else if (I->in.has_imm)
+      *value = weft_isa_types[I->in.t].kind == 's' ? (uint64_t)(int64_t)(int32_t)I->in.imm
+                                                    : (uint64_t)I->in.imm;
+   else
+      return false;
+   return true;
+}
+
+/* The immediate @I adds to its register, if it is such an add. */
 static bool
 weft_add_imm(const struct weft_ir_instr *I, int64_t *imm)
 {
    unsigned bits = weft_isa_type_bits(I->in.t);
+   uint64_t value;
 
-   if (I->in.op != WEFT_OP_ADD || !I->vreg[WEFT_IR_A] || (bits != 32 && bits != 64))
+   if (I->in.op != WEFT_OP_ADD || !I->vreg[WEFT_IR_A] || (bits != 32 && bits != 64) ||
+       !weft_srci_value(I, &value))
       return false;
-   if (I->in.has_lit)
-      *imm = (int64_t)I->in.lit;
-   else if (I->in.has_imm)
-      *imm = weft_isa_types[I->in.t].kind == 's' ? (int64_t)(int32_t)I->in.imm
-                                                  : (int64_t)I->in.imm;
-   else
-      return false;
+   *imm = (int64_t)value;
    /* A 32-bit address wraps at 4 GiB: only offsets that cannot wrap. */
    return bits == 64 || (*imm >= 0 && *imm <= INT32_MAX);
+}
+
+/* The value of @I if it is a mov of an immediate. */
+static bool
+weft_mov_imm_value(const struct weft_ir_instr *I, uint64_t *value)
+{
+   return I && I->in.op == WEFT_OP_MOV && !I->vreg[WEFT_IR_B] && weft_srci_value(I, value);
+}
+
+/* a + r with r = mov imm (NIR puts a constant first as often as last)
+ * becomes a + imm, which the folding then takes into the address. */
+static bool
+weft_add_const_operand(struct weft_ir_instr **def, struct weft_ir_instr *I)
+{
+   uint64_t value;
+
+   if (I->in.op != WEFT_OP_ADD || I->in.has_imm || I->in.has_lit || !I->vreg[WEFT_IR_A] ||
+       !I->vreg[WEFT_IR_B])
+      return false;
+   for (enum weft_ir_field f = WEFT_IR_A; f <= WEFT_IR_B; f++) {
+      struct weft_ir_instr *M = def[I->vreg[f]];
+
+      if (weft_mov_imm_value(M, &value) &&
+          weft_isa_type_bits(M->in.t) == weft_isa_type_bits(I->in.t)) {
+         if (f == WEFT_IR_A)
+            I->vreg[WEFT_IR_A] = I->vreg[WEFT_IR_B];
+         weft_ir_set_imm(I, value);
+         return true;
+      }
+   }
+   return false;
 }
 
 /* The register + register add that defines @base, read only as an address,
@@ -102,6 +145,8 @@ weft_ir_opt_fold_offsets(struct weft_ir *ir)
       if (f >= 0)
          address_reads[I->vreg[f]]++;
    }
+   list_for_each_entry(struct weft_ir_instr, I, &ir->instrs, link)
+      progress |= weft_add_const_operand(def, I);
    list_for_each_entry(struct weft_ir_instr, I, &ir->instrs, link) {
       int f = weft_mem_field(I);
       struct weft_ir_instr *A, *R;

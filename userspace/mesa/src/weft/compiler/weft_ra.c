@@ -80,7 +80,11 @@ weft_ir_ra(struct weft_ir *ir)
             unsigned max = ir->max_regs ? MIN2(ir->max_regs, WEFT_NUM_REGS) : WEFT_NUM_REGS;
 
             for (r = 0; r + size <= max; r += size) {
-               if (!busy[r] && (size == 1 || !busy[r + 1]))
+               unsigned free = 0;
+
+               while (free < size && !busy[r + free])
+                  free++;
+               if (free == size)
                   break;
             }
             if (r + size > max) {

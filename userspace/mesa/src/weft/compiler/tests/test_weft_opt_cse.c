@@ -5,20 +5,6 @@
  */
 #include "weft_test.h"
 
-static uint32_t
-sreg(struct weft_ir *ir, const char *name)
-{
-   uint32_t d = weft_ir_vreg(ir, 32);
-   struct weft_ir_instr *I = weft_ir_emit(ir, WEFT_OP_S2R, WEFT_TYPE_U32, 0);
-
-   for (unsigned i = 0; i < WEFT_ISA_NUM_SREGS; i++) {
-      if (weft_isa_sregs[i].name && !strcmp(weft_isa_sregs[i].name, name))
-         I->in.mod = i;
-   }
-   weft_ir_set(I, WEFT_IR_D, d);
-   return d;
-}
-
 /* The same add twice (sources swapped the second time), the same special
  * register twice and a copy: one of each is left, and the stores read the
  * survivors. */

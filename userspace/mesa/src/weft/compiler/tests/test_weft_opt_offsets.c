@@ -81,10 +81,11 @@ static void
 test_no_fold(void)
 {
    struct weft_ir *ir = weft_ir_create(NULL);
-   uint32_t base = mov_imm(ir, 64, 0x100000), x = mov_imm(ir, 64, 4);
+   uint32_t base = sreg(ir, "args"), x = weft_ir_vreg(ir, 64);
    uint32_t sum = weft_ir_vreg(ir, 64), multi = weft_ir_vreg_multi(ir, 64);
    struct weft_ir_instr *l[4];
 
+   emit2(ir, WEFT_OP_LD_GLOBAL, WEFT_TYPE_U64, x, base, 0);
    emit2(ir, WEFT_OP_ADD, WEFT_TYPE_U64, sum, base, x);
    l[0] = load(ir, sum, 0);
    emit2(ir, WEFT_OP_ADD, WEFT_TYPE_U64, multi, base, x);
@@ -113,7 +114,9 @@ static void
 test_reassociate(void)
 {
    struct weft_ir *ir = weft_ir_create(NULL);
-   uint32_t b = mov_imm(ir, 64, 0x100000), x = mov_imm(ir, 64, 64);
+   uint32_t b = sreg(ir, "args"), x = weft_ir_vreg(ir, 64);
+
+   emit2(ir, WEFT_OP_LD_GLOBAL, WEFT_TYPE_U64, x, b, 0);
    uint32_t xm4 = add_imm(ir, WEFT_TYPE_S64, x, -4), d1 = weft_ir_vreg(ir, 64);
    uint32_t d0 = weft_ir_vreg(ir, 64), kept = weft_ir_vreg(ir, 64);
    struct weft_ir_instr *l1, *l0, *l2;
@@ -145,6 +148,27 @@ test_reassociate(void)
    ralloc_free(ir);
 }
 
+/* t[1088 / 4 + x]: NIR's constant first, in a register; the add takes it
+ * as an immediate, which folds into the SLM access. */
+static void
+test_const_operand(void)
+{
+   struct weft_ir *ir = weft_ir_create(NULL);
+   uint32_t x = sreg(ir, "lane_id"), k = mov_imm(ir, 32, 1088), a = weft_ir_vreg(ir, 32);
+   struct weft_ir_instr *L;
+
+   emit2(ir, WEFT_OP_ADD, WEFT_TYPE_U32, a, k, x);
+   L = emit2(ir, WEFT_OP_LD_LOCAL, WEFT_TYPE_U32, weft_ir_vreg(ir, 32), a, 0);
+   store(ir, mov_imm(ir, 64, 0x1000), L->vreg[WEFT_IR_D], WEFT_TYPE_U32);
+   weft_ir_emit(ir, WEFT_OP_END, 0, 0);
+   CHECK(weft_ir_opt_fold_offsets(ir));
+   CHECK(L->vreg[WEFT_IR_A] == x && L->in.imm == 1088);
+   CHECK(weft_ir_opt_dce(ir));
+   CHECK(list_length(&ir->instrs) == 5);
+   CHECK(weft_ir_validate(ir, "after folding"));
+   ralloc_free(ir);
+}
+
 int
 main(void)
 {
@@ -152,5 +176,6 @@ main(void)
    RUN(test_fold_chain);
    RUN(test_no_fold);
    RUN(test_reassociate);
+   RUN(test_const_operand);
    return weft_test_summary();
 }

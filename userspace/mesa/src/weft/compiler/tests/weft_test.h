@@ -75,6 +75,22 @@ mov_imm(struct weft_ir *ir, unsigned bits, uint64_t v)
    return d;
 }
 
+/* s2r of the special register @name: a value no pass knows (u64: args). */
+static inline uint32_t
+sreg(struct weft_ir *ir, const char *name)
+{
+   bool wide = !strcmp(name, "args");
+   uint32_t d = weft_ir_vreg(ir, wide ? 64 : 32);
+   struct weft_ir_instr *I = weft_ir_emit(ir, WEFT_OP_S2R, wide ? WEFT_TYPE_U64 : WEFT_TYPE_U32, 0);
+
+   for (unsigned i = 0; i < WEFT_ISA_NUM_SREGS; i++) {
+      if (weft_isa_sregs[i].name && !strcmp(weft_isa_sregs[i].name, name))
+         I->in.mod = i;
+   }
+   weft_ir_set(I, WEFT_IR_D, d);
+   return d;
+}
+
 static inline void
 store(struct weft_ir *ir, uint32_t addr, uint32_t v, unsigned t)
 {

@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Unit tests of vector memory access (weft_opt_vectorize.c) and of the
+ * vectors' register allocation.
+ */
+#include "weft_test.h"
+
+static struct weft_ir_instr *
+access(struct weft_ir *ir, unsigned op, unsigned t, uint32_t addr, uint32_t data, uint32_t off)
+{
+   struct weft_ir_instr *I = weft_ir_emit(ir, op, t, 0);
+
+   weft_ir_set(I, WEFT_IR_A, addr);
+   weft_ir_set(I, WEFT_IR_D, data);
+   I->in.imm = off;
+   return I;
+}
+
+/* out[i] = in[i] for a float4: four loads, four stores in order. One
+ * ld.global.v4 and one st.global.v4 of the same four registers remain. */
+static void
+test_vectorize_copy(void)
+{
+   struct weft_ir *ir = weft_ir_create(NULL);
+   uint32_t in = mov_imm(ir, 64, 0x100000), out = mov_imm(ir, 64, 0x200000), v[4];
+
+   for (unsigned i = 0; i < 4; i++) {
+      v[i] = weft_ir_vreg(ir, 32);
+      access(ir, WEFT_OP_LD_GLOBAL, WEFT_TYPE_U32, in, v[i], 16 + 4 * i);
+   }
+   for (unsigned i = 0; i < 4; i++)
+      access(ir, WEFT_OP_ST_GLOBAL, WEFT_TYPE_U32, out, v[i], 4 * i);
+   weft_ir_emit(ir, WEFT_OP_END, 0, 0);
+   CHECK(weft_ir_opt_vectorize(ir));
+   CHECK(list_length(&ir->instrs) == 5);
+   CHECK(weft_ir_validate(ir, "after vectorizing"));
+   CHECK(!weft_ir_opt_dce(ir));
+   struct weft_ir_instr *L = nth_instr(ir, 2), *S = nth_instr(ir, 3);
+   CHECK(L->in.op == WEFT_OP_LD_GLOBAL_V4 && L->in.imm == 16);
+   CHECK(S->in.op == WEFT_OP_ST_GLOBAL_V4 && S->in.imm == 0);
+   CHECK(S->vreg[WEFT_IR_D] == L->vreg[WEFT_IR_D]);
+   CHECK(weft_ir_ra(ir));
+   CHECK(weft_ir_validate(ir, "after RA"));
+   CHECK(L->in.d % 4 == 0 && S->in.d == L->in.d);
+
+   unsigned n;
+   uint64_t *w = weft_ir_pack(ir, ir, &n);
+   CHECK(count_decoded(w, n, WEFT_OP_LD_GLOBAL_V4) == 1);
+   CHECK(count_decoded(w, n, WEFT_OP_ST_GLOBAL_V4) == 1);
+   ralloc_free(ir);
+}
+
+/* Two computed values stored side by side become the parts of one vector:
+ * their definitions write its registers, and an add reading one part gets
+ * the part's register. Three SLM loads give a .v2 and a scalar load. */
+static void
+test_vectorize_parts(void)
+{
+   struct weft_ir *ir = weft_ir_create(NULL);
+   uint32_t out = mov_imm(ir, 64, 0x200000), slm = mov_imm(ir, 32, 64);
+   uint32_t a = mov_imm(ir, 32, 1), b = weft_ir_vreg(ir, 32), l[3];
+   struct weft_ir_instr *add;
+
+   add = emit2(ir, WEFT_OP_ADD, WEFT_TYPE_U32, b, a, 0);
+   weft_ir_set_imm(add, 5);
+   access(ir, WEFT_OP_ST_GLOBAL, WEFT_TYPE_U32, out, a, 8);
+   access(ir, WEFT_OP_ST_GLOBAL, WEFT_TYPE_U32, out, b, 12);
+   for (unsigned i = 0; i < 3; i++) {
+      l[i] = weft_ir_vreg(ir, 32);
+      access(ir, WEFT_OP_LD_LOCAL, WEFT_TYPE_U32, slm, l[i], 4 * i);
+   }
+   for (unsigned i = 0; i < 3; i++)
+      access(ir, WEFT_OP_ST_GLOBAL, WEFT_TYPE_U32, out, l[i], 64 * i);
+   weft_ir_emit(ir, WEFT_OP_END, 0, 0);
+   CHECK(weft_ir_validate(ir, "test"));
+   CHECK(weft_ir_opt_vectorize(ir));
+   CHECK(weft_ir_validate(ir, "after vectorizing"));
+   unsigned v2 = 0, ld = 0, st_v2 = 0, st = 0;
+   list_for_each_entry(struct weft_ir_instr, I, &ir->instrs, link) {
+      v2 += I->in.op == WEFT_OP_LD_LOCAL_V2;
+      ld += I->in.op == WEFT_OP_LD_LOCAL;
+      st_v2 += I->in.op == WEFT_OP_ST_GLOBAL_V2;
+      st += I->in.op == WEFT_OP_ST_GLOBAL;
+   }
+   CHECK(v2 == 1 && ld == 1 && st_v2 == 1 && st == 3);
+   CHECK(weft_ir_ra(ir));
+   CHECK(weft_ir_validate(ir, "after RA"));
+   CHECK(add->in.d == add->in.a + 1);
+   unsigned n;
+   CHECK(weft_ir_pack(ir, ir, &n) != NULL);
+   ralloc_free(ir);
+}
+
+/* A vector takes registers none of which is busy: with r0:r1 free again
+ * (the args pointer died) and the 32-bit value in r2 live across the load,
+ * the four registers it gets are not r0..r3. */
+static void
+test_vector_registers_free(void)
+{
+   struct weft_ir *ir = weft_ir_create(NULL);
+   uint32_t args = sreg(ir, "args"), b = sreg(ir, "lane_id"), in = weft_ir_vreg(ir, 64), v[4];
+   struct weft_ir_instr *L, *S;
+
+   access(ir, WEFT_OP_LD_GLOBAL, WEFT_TYPE_U64, args, in, 0);
+
+   for (unsigned i = 0; i < 4; i++) {
+      v[i] = weft_ir_vreg(ir, 32);
+      access(ir, WEFT_OP_LD_GLOBAL, WEFT_TYPE_U32, in, v[i], 4 * i);
+   }
+   for (unsigned i = 0; i < 4; i++)
+      access(ir, WEFT_OP_ST_GLOBAL, WEFT_TYPE_U32, in, v[i], 64 + 4 * i);
+   S = access(ir, WEFT_OP_ST_GLOBAL, WEFT_TYPE_U32, in, b, 128);
+   weft_ir_emit(ir, WEFT_OP_END, 0, 0);
+   CHECK(weft_ir_opt_vectorize(ir));
+   CHECK(weft_ir_ra(ir));
+   L = nth_instr(ir, 3);
+   CHECK(L->in.op == WEFT_OP_LD_GLOBAL_V4);
+   CHECK(S->in.d < L->in.d || S->in.d >= L->in.d + 4);
+   CHECK(S->in.d != S->in.a && S->in.d != S->in.a + 1);
+   ralloc_free(ir);
+}
+
+/* Left scalar: a gap between the offsets, a different base, a store of one
+ * value twice, and 8-bit accesses. */
+static void
+test_no_vectorize(void)
+{
+   struct weft_ir *ir = weft_ir_create(NULL);
+   uint32_t p = mov_imm(ir, 64, 0x100000), q = mov_imm(ir, 64, 0x200000);
+   uint32_t x = mov_imm(ir, 32, 1), v[2];
+
+   for (unsigned i = 0; i < 2; i++) {
+      v[i] = weft_ir_vreg(ir, 32);
+      access(ir, WEFT_OP_LD_GLOBAL, WEFT_TYPE_U32, p, v[i], 8 * i);
+   }
+   access(ir, WEFT_OP_ST_GLOBAL, WEFT_TYPE_U32, p, v[0], 0);
+   access(ir, WEFT_OP_ST_GLOBAL, WEFT_TYPE_U32, q, v[1], 40);
+   access(ir, WEFT_OP_ST_GLOBAL, WEFT_TYPE_U32, q, x, 8);
+   access(ir, WEFT_OP_ST_GLOBAL, WEFT_TYPE_U32, q, x, 12);
+   access(ir, WEFT_OP_ST_GLOBAL, WEFT_TYPE_U8, q, v[0], 16);
+   access(ir, WEFT_OP_ST_GLOBAL, WEFT_TYPE_U8, q, v[1], 17);
+   weft_ir_emit(ir, WEFT_OP_END, 0, 0);
+   CHECK(weft_ir_validate(ir, "test"));
+   CHECK(!weft_ir_opt_vectorize(ir));
+   ralloc_free(ir);
+}
+
+int
+main(void)
+{
+   RUN(test_vectorize_copy);
+   RUN(test_vectorize_parts);
+   RUN(test_vector_registers_free);
+   RUN(test_no_vectorize);
+   return weft_test_summary();
+}
