@@ -455,7 +455,7 @@ INSTRS += [
     Instr('fsub', 0x061, 'alu', [D, FA, BI], FLOAT, 'd = a - b', 'a - b'),
     Instr('fmul', 0x062, 'alu', [D, FA, BI], FLOAT, 'd = a * b', 'a * b'),
     Instr('ffma', 0x063, 'alu', [D, FA, B, C], FLOAT,
-          'd = a * b + c with a single rounding (f16: computed in f64, then rounded)',
+          'd = a * b + c with a single rounding',
           'weft_fma_T(a, b, c)'),
     Instr('fdiv', 0x064, 'alu', [D, FA, BI], FLOAT, 'd = a / b, correctly rounded', 'a / b'),
     Instr('fsqrt', 0x065, 'alu', [D, FA], FLOAT, 'd = sqrt(a), correctly rounded',

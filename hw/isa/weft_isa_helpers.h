@@ -157,7 +157,6 @@ WEFT_HELPERS_FLOAT(f64, double)
 
 /* f16 / f32 through f64 (exact operands, one final rounding); f64 through libm. */
 #define WEFT_HELPERS_FLOAT_NARROW(T, F) \
-static inline F weft_fma_##T(F a, F b, F c) { return (F)fma((double)a, (double)b, (double)c); } \
 static inline F weft_sqrt_##T(F a) { return (F)sqrt((double)a); } \
 static inline F weft_floor_##T(F a) { return (F)floor((double)a); } \
 static inline F weft_ceil_##T(F a) { return (F)ceil((double)a); } \
@@ -171,6 +170,19 @@ static inline F weft_sin_##T(F a) { return (F)sin((double)a); } \
 static inline F weft_cos_##T(F a) { return (F)cos((double)a); }
 WEFT_HELPERS_FLOAT_NARROW(f16, _Float16)
 WEFT_HELPERS_FLOAT_NARROW(f32, float)
+
+/*
+ * fma rounds once.  An f32 a * b + c is not always exact in f64, and
+ * rounding it to f64 and then to f32 can land on the wrong neighbour (a
+ * product halfway between two floats plus a tiny c): fmaf.  An f16 one is
+ * exact in f64 whenever the result is finite: then a * b (22 bits) is below
+ * 2^17 and c's lowest bit at least 2^-24, unless c is 2^32 times a * b or
+ * more, and then a * b is far below half an ULP of c, whose f64 neighbours
+ * round back to c.
+ */
+static inline _Float16 weft_fma_f16(_Float16 a, _Float16 b, _Float16 c)
+{ return (_Float16)fma((double)a, (double)b, (double)c); }
+static inline float weft_fma_f32(float a, float b, float c) { return fmaf(a, b, c); }
 
 /*
  * fneg and fabs change the sign bit only: a signalling NaN stays signalling

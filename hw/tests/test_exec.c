@@ -1469,7 +1469,11 @@ static void t_float_alu(void)
 				} else if (kind == 2) {
 					want = fcmp(name, a, b);
 				} else if (kind == 3) {
-					want = fbits(bits == 64 ? fma(a, b, c) : (double)fmal(a, b, c), bits);
+					/* f32: fmaf, as the long double fmal would round twice
+					 * (to long double, then to float) where its sum is inexact. */
+					want = fbits(bits == 64 ? fma(a, b, c) :
+						     bits == 32 ? fmaf((float)a, (float)b, (float)c) :
+						     (double)fmal(a, b, c), bits);
 				} else if (kind == 1) {
 					want = fbits(fref2(name, a, b), bits);
 				} else {
@@ -1514,6 +1518,15 @@ static void t_float_alu(void)
 	in[0] = fbits(2.0, 16);
 	CHECK_EQ(run(PRO "\tfadd.f16 r24, r20, 1e0\n\tst.global.u32 [r12+0], r24\n\tend\n", 8, 1, 1, 0, 0), 0);
 	CHECK_EQ((uint32_t)out[0], fbits(3.0, 16));
+	/* ffma.f32 rounds once: (1 + 2^-12)^2 = 1 + 2^-11 + 2^-24 is halfway
+	 * between two floats, and + 2^-80 takes it up.  Through a sum rounded
+	 * to f64 first, 2^-80 is lost and the tie goes to even, down. */
+	in[0] = in2[0] = fbits(1 + 0x1p-12, 32);
+	aux[0] = fbits(0x1p-80, 32);
+	CHECK_EQ(run(PRO "\tld.global.u64 r26, [r0+24]\n\tld.global.u64 r26, [r26+0]\n"
+		     "\tffma.f32 r24, r20, r22, r26\n\tst.global.u32 [r12+0], r24\n\tend\n",
+		     8, 1, 1, 0, 0), 0);
+	CHECK_EQ((uint32_t)out[0], fbits(1 + 0x1p-11 + 0x1p-23, 32));
 }
 
 /* ---- conversions with rounding modes ---- */
