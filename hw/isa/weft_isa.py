@@ -348,7 +348,8 @@ SD = ('d', 'sdata', 'T')
 INSTRS += [
     Instr('ld.local', 0x102, 'ldx', [D, MEMA32], INT_ALL,
           'd = shared local memory at a + imm (a byte offset into the work-group\'s SLM); '
-          'an access past the dispatch\'s SLM size stops the queue with WEFT_QERR_BAD_ACCESS'),
+          'an access past the dispatch\'s SLM size rounded up to the SLM granule stops the '
+          'queue with WEFT_QERR_BAD_ACCESS'),
     Instr('st.local', 0x103, 'stx', [MEMA32, SD], INT_ALL,
           'shared local memory at a + imm = d'),
     Instr('ld.global.v2', 0x104, 'ldx', [D, MEMA64], ['u32', 'u64'],

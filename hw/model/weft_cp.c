@@ -193,7 +193,12 @@ static bool cmd_dispatch(struct weft_model *m, unsigned n, const uint32_t *p, ui
 		else
 			wg *= dp.lsize[i];
 	}
-	dp.slm = p[14];
+	/* SLM is allocated in granules: the work-group may access all of its
+	 * last one (a size over the maximum stays as it is, and fails below). */
+	_Static_assert(WEFT_MODEL_SLM_SIZE % WEFT_CMD_DISPATCH_SLM_GRANULE == 0,
+		       "the SLM is a whole number of granules");
+	dp.slm = p[14] > WEFT_MODEL_SLM_SIZE ? p[14] :
+		 (p[14] + WEFT_CMD_DISPATCH_SLM_GRANULE - 1) & ~(WEFT_CMD_DISPATCH_SLM_GRANULE - 1u);
 	dp.scratch = scratch;
 	dp.root = m->q[n].cs.vm_root;
 	if ((dp.simd != 8 && dp.simd != 16 && dp.simd != 32) || wg > WEFT_MODEL_MAX_WG_SIZE ||

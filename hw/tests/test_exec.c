@@ -767,9 +767,20 @@ static void t_slm_types(void)
 		}
 		memcpy(in2, aux, g * 8);
 	}
-	/* Past the SLM size: BAD_ACCESS. */
-	CHECK_EQ(run("\tmov.u32 r1, 56\n\tst.local.u64 [r1+0], r2\n\tend\n", 8, 8, 8, 64, 0), 0);
-	CHECK_EQ(run("\tmov.u32 r1, 60\n\tst.local.u64 [r1+0], r2\n\tend\n", 8, 8, 8, 66, 0),
+	/* Past the SLM size rounded up to its granule: BAD_ACCESS.  Within the
+	 * granule, past the size asked for (8 bytes, a 16-byte access): fine. */
+	CHECK_EQ(run("\tmov.u32 r1, 1016\n\tst.local.u64 [r1+0], r2\n\tend\n", 8, 8, 8, 1024, 0),
+		 0);
+	CHECK_EQ(run("\tmov.u32 r1, 0\n\tst.local.v2.u64 [r1+0], r2\n\tend\n", 8, 8, 8, 8, 0), 0);
+	CHECK_EQ(run("\tmov.u32 r1, 1016\n\tst.local.u64 [r1+0], r2\n\tend\n", 8, 8, 8, 1, 0),
+		 0);
+	CHECK_EQ(run("\tmov.u32 r1, 1020\n\tst.local.u64 [r1+0], r2\n\tend\n", 8, 8, 8, 66, 0),
+		 WEFT_QERR_BAD_ACCESS);
+	CHECK_EQ(run("\tmov.u32 r1, 2044\n\tld.local.u32 r2, [r1+0]\n\tend\n", 8, 8, 8, 1025, 0),
+		 0);
+	CHECK_EQ(run("\tmov.u32 r1, 2048\n\tld.local.u32 r2, [r1+0]\n\tend\n", 8, 8, 8, 1025, 0),
+		 WEFT_QERR_BAD_ACCESS);
+	CHECK_EQ(run("\tmov.u32 r1, 0\n\tld.local.u32 r2, [r1+0]\n\tend\n", 8, 8, 8, 0, 0),
 		 WEFT_QERR_BAD_ACCESS);
 	CHECK_EQ(run("\tmov.u32 r1, 0\n\tld.local.u32 r2, [r1-4]\n\tend\n", 8, 8, 8, 64, 0),
 		 WEFT_QERR_BAD_ACCESS);
@@ -1812,13 +1823,15 @@ static void mem_case(const char *sfx, unsigned t, unsigned simd)
 	cov_checked(line, simd);
 }
 
-/* A local or scratch access that ends at the size works; one element further is BAD_ACCESS. */
+/* A local or scratch access that ends at the size works; one element further is BAD_ACCESS.
+ * SLM: a size of whole granules, the bound itself. */
 static void mem_bounds(const char *sfx, unsigned t, unsigned simd)
 {
 	const struct weft_type_info *ti = &weft_isa_types[t];
 	const char *v = strchr(sfx, 'v');
-	unsigned sz = ti->bits / 8, nb = (v ? (unsigned)atoi(v + 1) : 1) * sz, size = 256;
 	int local = !strncmp(sfx, "local", 5);
+	unsigned sz = ti->bits / 8, nb = (v ? (unsigned)atoi(v + 1) : 1) * sz;
+	unsigned size = local ? 2 * WEFT_CMD_DISPATCH_SLM_GRANULE : 256;
 	char src[512];
 
 	for (unsigned k = 0; k < 4; k++) {

@@ -38,12 +38,16 @@
  *           WEFT_REG_MAX_WG_SIZE); the last group in each dimension may
  *           be partial when the global size is not a multiple
  *  [12..14] global offset x, y, z
- *  [15]     shared local memory bytes per work-group (<= WEFT_REG_SLM_SIZE)
+ *  [15]     shared local memory bytes per work-group (<= WEFT_REG_SLM_SIZE);
+ *           the device allocates SLM in granules of
+ *           WEFT_CMD_DISPATCH_SLM_GRANULE bytes, so a work-group may access
+ *           [0, the size rounded up to the granule)
  * Dispatches in a batch run in order; the next command starts when every
  * work-group of the dispatch has finished and its writes are visible.
  */
 #define WEFT_CMD_DISPATCH		0x02
 #define WEFT_CMD_DISPATCH_LEN		16
+#define WEFT_CMD_DISPATCH_SLM_GRANULE	0x400
 /*
  * DISPATCH_SCRATCH, len 17: the 15 payload dwords of DISPATCH, then
  *  [16]     private (scratch) bytes per work-item (<= WEFT_CMD_DISPATCH_SCRATCH_MAX),

@@ -229,7 +229,9 @@ weft_launch_grid(struct pipe_context *pctx, const struct pipe_grid_info *info)
    b[n++] = 0;
    b[n++] = 0;
    b[n++] = 0;
-   b[n++] = cs->static_shared + info->variable_shared_mem;
+   /* What the device allocates: a __local argument overrun within the
+    * last granule stays inside the work-group's SLM, as on other GPUs. */
+   b[n++] = align(cs->static_shared + info->variable_shared_mem, WEFT_CMD_DISPATCH_SLM_GRANULE);
    if (shader->scratch_size)
       b[n++] = shader->scratch_size;
    b[n++] = WEFT_CMD_HEADER(WEFT_CMD_END, 1);
