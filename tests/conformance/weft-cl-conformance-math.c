@@ -469,7 +469,6 @@ struct known_bug {
 };
 
 static const struct known_bug known_bugs[] = {
-   {"erfc", FLOAT, KNOWN_INACCURATE, "libclc: erfc's tail near 16, not located further"},
    {NULL, 0, KNOWN_INACCURATE, NULL}, /* the end */
 };
 
