@@ -8,7 +8,8 @@
  * program, and the process lives on (also for SPIR-V that uses what Weft
  * does not support: pipe-storage.spv and byval-global-pointer.spv, next to
  * this program): a correct program built and run after the failures gives
- * the right result. Options the compiler does not take
+ * the right result. Two programs that define the same function do not link
+ * (CL_LINK_PROGRAM_FAILURE, the log names it). Options the compiler does not take
  * are the application's error, apart from a failed compile:
  * CL_INVALID_BUILD_OPTIONS / CL_INVALID_COMPILER_OPTIONS, with the option
  * named in the build log, while a source that does not compile stays
@@ -241,33 +242,77 @@ test_build_fails(cl_context ctx, cl_device_id dev, const struct unsupported *u)
    clReleaseProgram(prog);
 }
 
+/* clLinkProgram of @progs fails cleanly: CL_LINK_PROGRAM_FAILURE and a
+ * program whose log names @want (see failed_cleanly()). */
+static int
+link_fails_cleanly(cl_context ctx, cl_device_id dev, cl_uint nprogs, const cl_program *progs,
+                   const char *const *want, unsigned nwant, const char *kernel, char *why,
+                   size_t why_size)
+{
+   cl_int err;
+   cl_program linked = clLinkProgram(ctx, 1, &dev, "", nprogs, progs, NULL, NULL, &err);
+   int ok = 0;
+
+   if (err != CL_LINK_PROGRAM_FAILURE)
+      snprintf(why, why_size, "clLinkProgram returned %d, not CL_LINK_PROGRAM_FAILURE", (int)err);
+   else if (!linked)
+      snprintf(why, why_size, "clLinkProgram returned no program to query");
+   else
+      ok = failed_cleanly(linked, dev, want, nwant, kernel, why, why_size);
+   if (linked)
+      clReleaseProgram(linked);
+   return ok;
+}
+
 /* clCompileProgram succeeds (the front end is fine), clLinkProgram fails. */
 static void
 test_link_fails(cl_context ctx, cl_device_id dev, const struct unsupported *u)
 {
    char why[4096] = "", name[128];
    cl_int err;
-   cl_program prog = clCreateProgramWithSource(ctx, 1, (const char **)&u->source, NULL, &err), linked;
+   cl_program prog = clCreateProgramWithSource(ctx, 1, (const char **)&u->source, NULL, &err);
    int ok = 0;
 
    snprintf(name, sizeof(name), "link-%s", u->name);
    err = clCompileProgram(prog, 1, &dev, u->options, 0, NULL, NULL, NULL, NULL);
-   if (err != CL_SUCCESS) {
+   if (err != CL_SUCCESS)
       snprintf(why, sizeof(why), "clCompileProgram: %d", (int)err);
-   } else {
-      linked = clLinkProgram(ctx, 1, &dev, "", 1, &prog, NULL, NULL, &err);
-      if (err != CL_LINK_PROGRAM_FAILURE)
-         snprintf(why, sizeof(why), "clLinkProgram returned %d, not CL_LINK_PROGRAM_FAILURE",
-                  (int)err);
-      else if (!linked)
-         snprintf(why, sizeof(why), "clLinkProgram returned no program to query");
-      else
-         ok = failed_cleanly(linked, dev, u->log, 3, u->log[0], why, sizeof(why));
-      if (linked)
-         clReleaseProgram(linked);
-   }
+   else
+      ok = link_fails_cleanly(ctx, dev, 1, &prog, u->log, 3, u->log[0], why, sizeof(why));
    result(name, ok, why);
    clReleaseProgram(prog);
+}
+
+/* Two compiled programs that both define get_number() do not link, as two C
+ * files that do not: CL_LINK_PROGRAM_FAILURE, and the log names the symbol. */
+static void
+test_link_two_definitions(cl_context ctx, cl_device_id dev)
+{
+   static const char *sources[] = {
+      "int get_number(void) { return 42; }\n",
+      "int get_number(void) { return 0; }\n"
+      "kernel void use_number(global int *out) { *out = get_number(); }\n",
+   };
+   const char *want[] = { "get_number" };
+   char why[4096] = "";
+   cl_program progs[2] = { NULL, NULL };
+   cl_int err = CL_SUCCESS;
+   int ok = 0;
+
+   for (unsigned i = 0; i < 2 && err == CL_SUCCESS; i++) {
+      progs[i] = clCreateProgramWithSource(ctx, 1, &sources[i], NULL, &err);
+      if (err == CL_SUCCESS)
+         err = clCompileProgram(progs[i], 1, &dev, "", 0, NULL, NULL, NULL, NULL);
+   }
+   if (err != CL_SUCCESS)
+      snprintf(why, sizeof(why), "clCompileProgram: %d", (int)err);
+   else
+      ok = link_fails_cleanly(ctx, dev, 2, progs, want, 1, "use_number", why, sizeof(why));
+   result("link-two-definitions", ok, why);
+   for (unsigned i = 0; i < 2; i++) {
+      if (progs[i])
+         clReleaseProgram(progs[i]);
+   }
 }
 
 /* Options the compiler does not take: an unknown option, and a value of a
@@ -467,6 +512,7 @@ main(int argc, char **argv)
    for (unsigned i = 0; i < sizeof(unsupported) / sizeof(unsupported[0]); i++)
       test_build_fails(ctx, dev, &unsupported[i]);
    test_link_fails(ctx, dev, &unsupported[1]);
+   test_link_two_definitions(ctx, dev);
    for (unsigned i = 0; i < sizeof(invalid_options) / sizeof(invalid_options[0]); i++)
       test_invalid_options(ctx, dev, invalid_options[i]);
    test_compile_fails(ctx, dev);
