@@ -36,6 +36,7 @@
 #include <llvm-c/TargetMachine.h>
 #include <llvm-c/Transforms/PassBuilder.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,6 +49,17 @@
 #define MAX_WORDS	16384	/* code words a translated kernel may span */
 #define CACHE_DEFAULT	256	/* translations kept (WEFT_MODEL_JIT_CACHE) */
 #define QUANTUM		4096	/* = SG_QUANTUM of weft_exec.c */
+
+/*
+ * WEFT_MODEL_JIT_PROFILE=1: how often translated code ran each instruction
+ * (opcode and type) through the interpreter's code: its handler (not
+ * translated), the slow path of a translated access, or the mask-stack
+ * code of control flow.  Counted per sub-group, over every model of the
+ * process, printed at its exit: which instructions to translate next.
+ */
+enum { PROF_HANDLER, PROF_SLOW, PROF_CF, PROF_KINDS };
+static bool profiling;
+static _Atomic uint64_t fallbacks[PROF_KINDS][WEFT_ISA_OPCODE_COUNT][WEFT_TYPE_COUNT];
 
 /* The interpreter's return codes (weft_exec.c). */
 #define SG_ERROR	-1
@@ -270,6 +282,7 @@ struct gen {
 	uint8_t *leader;			/* word index starts a basic block */
 	LLVMBasicBlockRef *blk, dispatch, exit;
 	LLVMValueRef dispatch_phi, exit_phi;
+	bool slow_path;				/* emitting a translated access's slow path */
 };
 
 static LLVMValueRef c32(struct gen *g, uint64_t v)
@@ -627,6 +640,15 @@ static LLVMValueRef const_ptr(struct gen *g, uintptr_t p)
 	return LLVMConstIntToPtr(c64(g, p), g->ptr);
 }
 
+/* WEFT_MODEL_JIT_PROFILE: one more run of @in through the interpreter's code. */
+static void count_fallback(struct gen *g, const struct weft_inst *in, unsigned kind)
+{
+	if (!profiling || in->op >= WEFT_ISA_OPCODE_COUNT || in->t >= WEFT_TYPE_COUNT)
+		return;
+	LLVMBuildAtomicRMW(g->b, LLVMAtomicRMWBinOpAdd, const_ptr(g, (uintptr_t)&fallbacks[kind][in->op][in->t]),
+			   c64(g, 1), LLVMAtomicOrderingMonotonic, false);
+}
+
 /*
  * The instruction as the interpreter runs it: a call of its handler, with
  * the rows it reads stored first and the rows it writes loaded again at
@@ -639,6 +661,7 @@ static void emit_helper(struct gen *g, unsigned i, const struct weft_inst *in)
 	LLVMValueRef args[4], r;
 	LLVMBasicBlockRef bad = new_block(g, "fault"), ok = new_block(g, "ok");
 
+	count_fallback(g, in, g->slow_path ? PROF_SLOW : PROF_HANDLER);
 	inst_rows(in, use);
 	flush(g, use, 1);
 	args[0] = g->x;
@@ -1034,7 +1057,9 @@ static void emit_mem(struct gen *g, unsigned i, const struct weft_inst *in)
 	lane_access(g, in, ptrs, on, store);
 	path_end(g, &ps);
 	LLVMPositionBuilderAtEnd(g->b, slow);
+	g->slow_path = true;
 	emit_helper(g, i, in);
+	g->slow_path = false;
 	path_end(g, &ps);
 	paths_join(g, &ps);
 }
@@ -1292,6 +1317,7 @@ static void emit_cf(struct gen *g, unsigned i, const struct weft_inst *in)
 		     (int)((int64_t)i + (int32_t)in->imm / 8));
 		return;
 	}
+	count_fallback(g, in, PROF_CF);
 	args[0] = g->x;
 	args[1] = const_ptr(g, (uintptr_t)in);
 	args[2] = pc_of(g, i);
@@ -1539,9 +1565,59 @@ enum weft_jit_mode weft_jit_mode_from_env(void)
 static pthread_once_t llvm_once = PTHREAD_ONCE_INIT;
 static bool llvm_ok;
 
+struct prof_row {
+	uint64_t n[PROF_KINDS], total;
+	unsigned op, t;
+};
+
+static int by_total(const void *a, const void *b)
+{
+	const struct prof_row *x = a, *y = b;
+
+	return x->total < y->total ? 1 : x->total > y->total ? -1 : 0;
+}
+
+/* The profile's rows, most frequent first, on stderr. */
+static void print_profile(void)
+{
+	static struct prof_row rows[WEFT_ISA_OPCODE_COUNT * WEFT_TYPE_COUNT];
+	unsigned n = 0;
+	uint64_t sum = 0;
+
+	for (unsigned op = 0; op < WEFT_ISA_OPCODE_COUNT; op++) {
+		for (unsigned t = 0; t < WEFT_TYPE_COUNT; t++) {
+			struct prof_row r = { .op = op, .t = t };
+
+			for (unsigned k = 0; k < PROF_KINDS; k++) {
+				r.n[k] = atomic_load_explicit(&fallbacks[k][op][t], memory_order_relaxed);
+				r.total += r.n[k];
+			}
+			if (r.total) {
+				rows[n++] = r;
+				sum += r.total;
+			}
+		}
+	}
+	qsort(rows, n, sizeof(rows[0]), by_total);
+	fprintf(stderr, "weft-model: translator profile: %llu sub-group runs of instructions through "
+		"the interpreter's code (handler / slow path / control flow):\n", (unsigned long long)sum);
+	for (unsigned i = 0; i < n && i < 40; i++)
+		fprintf(stderr, "weft-model:   %12llu  %s%s%s  (%llu / %llu / %llu)\n",
+			(unsigned long long)rows[i].total, weft_isa_ops[rows[i].op].name,
+			weft_isa_types[rows[i].t].name ? "." : "",
+			weft_isa_types[rows[i].t].name ? weft_isa_types[rows[i].t].name : "", (unsigned long long)rows[i].n[PROF_HANDLER],
+			(unsigned long long)rows[i].n[PROF_SLOW], (unsigned long long)rows[i].n[PROF_CF]);
+}
+
 static void llvm_init(void)
 {
+	const char *prof = getenv("WEFT_MODEL_JIT_PROFILE");
+
 	llvm_ok = !LLVMInitializeNativeTarget() && !LLVMInitializeNativeAsmPrinter();
+	/* The drm-shim never destroys its model: the process's exit prints. */
+	profiling = prof && *prof && strcmp(prof, "0");
+	if (profiling)
+		atexit(print_profile);
 }
 
 /* A target machine for the host CPU, with all its features. */
