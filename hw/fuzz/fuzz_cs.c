@@ -11,7 +11,13 @@
  * AddressSanitizer reports any access beyond them.
  *
  * The input is a program of small operations (see step()); each input runs
- * on a fresh model so that a reproducer replays on its own.  A valid VM
+ * on a fresh model so that a reproducer replays on its own.
+ *
+ * Built with FUZZ_JIT (the fuzz_jit target), each input runs twice, on a
+ * model that only interprets and on one that translates every kernel
+ * (execution.rst, "The translator"), each with one core and a driver that
+ * waits for every submission, so that both run the same work in the same
+ * order: guest memory and the register file must end identical.  A valid VM
  * (batch, code, argument, data and read-only buffers, and a 2 MiB page that
  * ends where guest memory ends) is mapped first, so that the fuzzer reaches
  * dispatch execution quickly; the operations then corrupt any part of it.
@@ -27,6 +33,11 @@
 #include "weft_regs.h"
 #include "weft_cs_regs.h"
 #include "weft_mmu_regs.h"
+
+#ifdef FUZZ_JIT
+/* The same order of work both ways: no writes while the model runs. */
+#define FUZZ_NO_GUEST_RACES
+#endif
 
 #define CMD(op, len)	WEFT_CMD_HEADER((uint32_t)(op), (uint32_t)(len))
 #define PAGE		WEFT_MMU_PAGE_SIZE
@@ -450,7 +461,8 @@ static void step(struct fz *f)
 		uint32_t c[] = { CMD(WEFT_CMD_WRITE_DATA, 5), (uint32_t)va, (uint32_t)(va >> 32),
 				 (uint32_t)v, (uint32_t)(v >> 32), 0 };
 
-#ifdef WEFT_CMD_SEM_WAIT
+#if defined(WEFT_CMD_SEM_WAIT) && !defined(FUZZ_JIT)
+		/* (fuzz_jit: a wait that another queue releases runs the two queues at once) */
 		if (op & 0x80) {
 			uint8_t sel = get8(f);
 
@@ -656,43 +668,79 @@ static void check_state(struct fz *f)
 	}
 }
 
+/* The input on a fresh model with @jit as WEFT_MODEL_JIT; leaves f->mem and f->regs to the caller. */
+static void run(struct fz *f, const uint8_t *data, size_t size, const char *jit)
+{
+	struct weft_model_config cfg = { 0 };
+
+	if (!f->ndefined)
+		for (unsigned op = 0; op < WEFT_ISA_OPCODE_COUNT; op++)
+			if (weft_isa_ops[op].name)
+				f->defined[f->ndefined++] = op;
+	memset(f->tail, 0, sizeof(f->tail));
+	f->bstart = f->bcur = f->ccur = 0;
+	f->p = data;
+	f->end = data + size;
+	/* Exactly-sized heap buffers: any access outside them is an ASan report. */
+	f->regs = aligned_alloc(4096, WEFT_REGS_SIZE);
+	f->mem = calloc(1, MEM_SIZE);
+	cfg.regs = f->regs;
+	cfg.mem = f->mem;
+	cfg.mem_size = MEM_SIZE;
+	/* fuzz_jit: work-groups in one order, so that both ways can agree. */
+	cfg.threads = jit ? 1 : 2;
+	cfg.watchdog = 1u << 16;
+	if (jit)
+		setenv("WEFT_MODEL_JIT", jit, 1);
+	f->m = weft_model_create(&cfg);
+	if (!f->m)
+		abort();
+	setup(f);
+	for (unsigned n = 0; f->p < f->end && n < 256; n++)
+		step(f);
+	for (unsigned q = 0; q < WEFT_MODEL_NUM_QUEUES; q++)
+		kick(f, q, jit != NULL);
+	weft_model_wait_idle(f->m);
+	if (f->regs[WEFT_REG_DRIVER_READY / 4] == WEFT_DRIVER_READY)
+		check_state(f);
+	weft_model_destroy(f->m);
+}
+
+#ifdef FUZZ_JIT
+/* Interpreted and translated: the same memory and registers. */
+static void differ(const struct fz *ref, const struct fz *jit)
+{
+	for (uint32_t i = 0; i < WEFT_REGS_SIZE / 4; i++) {
+		if (ref->regs[i] != jit->regs[i]) {
+			fprintf(stderr, "fuzz_jit: register 0x%04x: 0x%08x interpreted, 0x%08x translated\n",
+				4 * i, ref->regs[i], jit->regs[i]);
+			abort();
+		}
+	}
+	for (uint32_t i = 0; i < MEM_SIZE; i++) {
+		if (ref->mem[i] != jit->mem[i]) {
+			fprintf(stderr, "fuzz_jit: memory differs first at GPA 0x%x: 0x%02x interpreted, "
+				"0x%02x translated\n", i, ref->mem[i], jit->mem[i]);
+			abort();
+		}
+	}
+}
+#endif
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct fz f;
-	struct weft_model_config cfg = { 0 };
-
-	if (!f.ndefined)
-		for (unsigned op = 0; op < WEFT_ISA_OPCODE_COUNT; op++)
-			if (weft_isa_ops[op].name)
-				f.defined[f.ndefined++] = op;
-	memset(f.tail, 0, sizeof(f.tail));
-	f.bstart = f.bcur = f.ccur = 0;
-	f.p = data;
-	f.end = data + size;
-	/* Exactly-sized heap buffers: any access outside them is an ASan report. */
-	f.regs = aligned_alloc(4096, WEFT_REGS_SIZE);
-	f.mem = calloc(1, MEM_SIZE);
-	cfg.regs = f.regs;
-	cfg.mem = f.mem;
-	cfg.mem_size = MEM_SIZE;
-	cfg.threads = 2;
-	cfg.watchdog = 1u << 16;
 #ifdef FUZZ_JIT
-	/* fuzz_jit: every dispatch through the translator. */
-	setenv("WEFT_MODEL_JIT", "1", 1);
+	static struct fz ref;
+
+	run(&ref, data, size, "0");
+	run(&f, data, size, "1");
+	differ(&ref, &f);
+	free(ref.mem);
+	free(ref.regs);
+#else
+	run(&f, data, size, NULL);
 #endif
-	f.m = weft_model_create(&cfg);
-	if (!f.m)
-		abort();
-	setup(&f);
-	for (unsigned n = 0; f.p < f.end && n < 256; n++)
-		step(&f);
-	for (unsigned q = 0; q < WEFT_MODEL_NUM_QUEUES; q++)
-		kick(&f, q, false);
-	weft_model_wait_idle(f.m);
-	if (f.regs[WEFT_REG_DRIVER_READY / 4] == WEFT_DRIVER_READY)
-		check_state(&f);
-	weft_model_destroy(f.m);
 	free(f.mem);
 	free(f.regs);
 	return 0;

@@ -230,6 +230,8 @@ bool weft_jit_native(const struct weft_inst *in)
 	case WEFT_OP_S2R:
 		return true;
 	case WEFT_OP_FADD: case WEFT_OP_FSUB: case WEFT_OP_FMUL: case WEFT_OP_FFMA:
+	case WEFT_OP_FMIN: case WEFT_OP_FMAX: case WEFT_OP_FNEG: case WEFT_OP_FABS:
+	case WEFT_OP_FSET_EQ ... WEFT_OP_FSET_UNORD:
 		return in->t == WEFT_TYPE_F32;
 	case WEFT_OP_CVT:
 		return (is32(in->t) || is64(in->t)) && (is32(in->t2) || is64(in->t2));
@@ -240,6 +242,8 @@ bool weft_jit_native(const struct weft_inst *in)
 		return bits == 32 || bits == 64;
 	}
 	case WEFT_OP_RED_ADD ... WEFT_OP_ESCAN_XOR:
+		if (in->t == WEFT_TYPE_F32)	/* add, mul, min, max */
+			return ((in->op - WEFT_OP_RED_ADD) & 7) <= WEFT_OP_RED_MAX - WEFT_OP_RED_ADD;
 		return ((in->op - WEFT_OP_RED_ADD) & 7) <= WEFT_OP_RED_XOR - WEFT_OP_RED_ADD &&
 		       (is32(in->t) || is64(in->t));
 	default:
@@ -528,6 +532,29 @@ static LLVMValueRef operand_b(struct gen *g, const struct weft_inst *in, bool wi
 }
 
 /*
+ * @r, the f32 result of an operation on @x and @y, with the NaN the
+ * interpreter gives when both are NaN: @pick quieted.  The host's vector
+ * unit returns its first operand's, and which operand comes first is the C
+ * compiler's choice in the interpreter and LLVM's here: explicit, so that
+ * both ways give the same bits (hw/tests/test_jit checks which one).
+ * Scalars or vectors.
+ */
+static LLVMValueRef two_nans(struct gen *g, LLVMValueRef r, LLVMValueRef x, LLVMValueRef y, LLVMValueRef pick)
+{
+	LLVMTypeRef ft = LLVMTypeOf(r), it = g->i32;
+	LLVMValueRef quiet = c32(g, 0x00400000);
+
+	if (LLVMGetTypeKind(ft) == LLVMVectorTypeKind) {
+		it = g->vi32;
+		quiet = splat(g, quiet);
+	}
+	quiet = LLVMBuildBitCast(g->b, LLVMBuildOr(g->b, LLVMBuildBitCast(g->b, pick, it, ""), quiet, ""), ft, "");
+	return LLVMBuildSelect(g->b, LLVMBuildAnd(g->b, LLVMBuildFCmp(g->b, LLVMRealUNO, x, x, ""),
+						   LLVMBuildFCmp(g->b, LLVMRealUNO, y, y, ""), ""),
+			       quiet, r, "");
+}
+
+/*
  * f32 add, sub, mul and fma: IEEE round to nearest even on the host's
  * vector unit, as the interpreter's C (built without contraction: -std=c11).
  */
@@ -539,9 +566,9 @@ static void emit_falu(struct gen *g, const struct weft_inst *in)
 	a = LLVMBuildBitCast(g->b, get(g, in->a), vf, "");
 	b = LLVMBuildBitCast(g->b, in->has_imm ? splat(g, c32(g, in->imm)) : get(g, in->b), vf, "");
 	switch (in->op) {
-	case WEFT_OP_FADD: d = LLVMBuildFAdd(g->b, a, b, ""); break;
-	case WEFT_OP_FSUB: d = LLVMBuildFSub(g->b, a, b, ""); break;
-	case WEFT_OP_FMUL: d = LLVMBuildFMul(g->b, a, b, ""); break;
+	case WEFT_OP_FADD: d = two_nans(g, LLVMBuildFAdd(g->b, a, b, ""), a, b, b); break;
+	case WEFT_OP_FSUB: d = two_nans(g, LLVMBuildFSub(g->b, a, b, ""), a, b, a); break;
+	case WEFT_OP_FMUL: d = two_nans(g, LLVMBuildFMul(g->b, a, b, ""), a, b, b); break;
 	default: {
 		LLVMValueRef args[3] = { a, b, LLVMBuildBitCast(g->b, get(g, in->c), vf, "") };
 
@@ -557,6 +584,59 @@ static void emit_falu(struct gen *g, const struct weft_inst *in)
 	r = LLVMBuildSelect(g->b, LLVMBuildFCmp(g->b, LLVMRealUNO, d, d, ""),
 			    LLVMBuildOr(g->b, r, splat(g, c32(g, 0x00400000)), ""), r, "");
 	set_masked(g, in->d, r, on);
+}
+
+/*
+ * IEEE minNum / maxNum with -0 < +0, as weft_fmin_T / weft_fmax_T
+ * (weft_isa_helpers.h): one NaN operand gives the other, two give their
+ * (quieting) sum.  @x, @y: floats or vectors of floats.
+ */
+static LLVMValueRef fminmax(struct gen *g, bool max, LLVMValueRef x, LLVMValueRef y)
+{
+	LLVMTypeRef ft = LLVMTypeOf(x), it;
+	LLVMValueRef nx, ny, r, neg_x;
+
+	it = LLVMGetTypeKind(ft) == LLVMVectorTypeKind ? LLVMVectorType(g->i32, LLVMGetVectorSize(ft)) : g->i32;
+	nx = LLVMBuildFCmp(g->b, LLVMRealUNO, x, x, "");
+	ny = LLVMBuildFCmp(g->b, LLVMRealUNO, y, y, "");
+	neg_x = LLVMBuildICmp(g->b, LLVMIntSLT, LLVMBuildBitCast(g->b, x, it, ""), LLVMConstNull(it), "");
+	r = LLVMBuildSelect(g->b, LLVMBuildFCmp(g->b, max ? LLVMRealOGT : LLVMRealOLT, x, y, ""), x, y, "");
+	/* Equal: -0 and +0 are the only equal values that differ. */
+	r = LLVMBuildSelect(g->b, LLVMBuildFCmp(g->b, LLVMRealOEQ, x, y, ""),
+			    LLVMBuildSelect(g->b, neg_x, max ? y : x, max ? x : y, ""), r, "");
+	r = LLVMBuildSelect(g->b, ny, x, r, "");
+	return LLVMBuildSelect(g->b, nx, two_nans(g, y, x, y, y), r, "");
+}
+
+/* f32 compares (a lane mask), minNum / maxNum, neg and abs (the sign bit). */
+static void emit_fother(struct gen *g, const struct weft_inst *in)
+{
+	static const LLVMRealPredicate preds[] = {
+		LLVMRealOEQ, LLVMRealONE, LLVMRealOLT, LLVMRealOLE, LLVMRealOGT, LLVMRealOGE, LLVMRealUEQ,
+		LLVMRealUNE, LLVMRealULT, LLVMRealULE, LLVMRealUGT, LLVMRealUGE, LLVMRealORD, LLVMRealUNO,
+	};
+	LLVMTypeRef vf = LLVMVectorType(LLVMFloatTypeInContext(g->C), g->NL);
+	LLVMValueRef on = active(g), a = get(g, in->a), b = NULL, d;
+
+	if (in->op != WEFT_OP_FNEG && in->op != WEFT_OP_FABS)
+		b = LLVMBuildBitCast(g->b, in->has_imm ? splat(g, c32(g, in->imm)) : get(g, in->b), vf, "");
+	switch (in->op) {
+	case WEFT_OP_FNEG:
+		d = LLVMBuildXor(g->b, a, splat(g, c32(g, 0x80000000u)), "");
+		break;
+	case WEFT_OP_FABS:
+		d = LLVMBuildAnd(g->b, a, splat(g, c32(g, 0x7fffffffu)), "");
+		break;
+	case WEFT_OP_FMIN:
+	case WEFT_OP_FMAX:
+		d = LLVMBuildBitCast(g->b, fminmax(g, in->op == WEFT_OP_FMAX,
+						   LLVMBuildBitCast(g->b, a, vf, ""), b), g->vi32, "");
+		break;
+	default:
+		d = LLVMBuildSExt(g->b, LLVMBuildFCmp(g->b, preds[in->op - WEFT_OP_FSET_EQ],
+						      LLVMBuildBitCast(g->b, a, vf, ""), b, ""), g->vi32, "");
+	}
+	set_masked(g, in->d, d, on);
 }
 
 /* cvt between 32- and 64-bit integers: extended by the source's kind, or truncated. */
@@ -1147,6 +1227,42 @@ static LLVMValueRef combine(struct gen *g, unsigned rop, bool sgn, LLVMValueRef 
 }
 
 /*
+ * f32 reductions and scans: in lane order over the active lanes, the first
+ * one's value starting the sum, as red_combine() of weft_exec.c adds them
+ * (floating-point addition does not associate: no tree).  An exclusive
+ * scan gives the first active lane the identity.
+ */
+static void emit_fscan(struct gen *g, const struct weft_inst *in)
+{
+	static const uint32_t identity[] = { 0, 0x3f800000, 0x7f800000, 0xff800000 };
+	unsigned rop = (in->op - WEFT_OP_RED_ADD) & 7, kind = (in->op - WEFT_OP_RED_ADD) >> 3, NL = g->NL;
+	LLVMTypeRef f32 = LLVMFloatTypeInContext(g->C), vf = LLVMVectorType(f32, NL);
+	LLVMValueRef on = active(g), v = LLVMBuildBitCast(g->b, get(g, in->a), vf, "");
+	LLVMValueRef acc = LLVMConstBitCast(c32(g, identity[rop]), f32), any = LLVMConstInt(g->i1, 0, false);
+	LLVMValueRef out = LLVMGetUndef(vf);
+
+	for (unsigned l = 0; l < NL; l++) {
+		LLVMValueRef x = LLVMBuildExtractElement(g->b, v, c32(g, l), ""), lane_on, y;
+
+		lane_on = LLVMBuildExtractElement(g->b, on, c32(g, l), "");
+		if (kind == 2)
+			out = LLVMBuildInsertElement(g->b, out, acc, c32(g, l), "");
+		switch (rop) {
+		case RED_ADD: y = two_nans(g, LLVMBuildFAdd(g->b, acc, x, ""), acc, x, x); break;
+		case RED_MUL: y = two_nans(g, LLVMBuildFMul(g->b, acc, x, ""), acc, x, x); break;
+		default: y = fminmax(g, rop == RED_MAX, acc, x);
+		}
+		acc = LLVMBuildSelect(g->b, lane_on, LLVMBuildSelect(g->b, any, y, x, ""), acc, "");
+		any = LLVMBuildOr(g->b, any, lane_on, "");
+		if (kind == 1)
+			out = LLVMBuildInsertElement(g->b, out, acc, c32(g, l), "");
+	}
+	if (kind == 0)
+		out = broadcast(g, acc);
+	set_masked(g, in->d, LLVMBuildBitCast(g->b, out, g->vi32, ""), on);
+}
+
+/*
  * Integer reductions and scans over the active lanes (the inactive ones
  * contribute the identity): log2(width) steps of shift and combine, exact
  * since integer add, mul, min, max and the bitwise operations associate
@@ -1360,11 +1476,13 @@ static bool emit_inst(struct gen *g, unsigned i)
 		else if (is_mem(in))
 			emit_mem(g, i, in);
 		else if (in->op >= WEFT_OP_RED_ADD && in->op <= WEFT_OP_ESCAN_XOR)
-			emit_scan(g, in);
+			in->t == WEFT_TYPE_F32 ? emit_fscan(g, in) : emit_scan(g, in);
 		else if (weft_isa_ops[in->op].cls == WEFT_CLASS_XLANE)
 			emit_shuffle(g, in);
 		else if (in->t == WEFT_TYPE_F32 && in->op >= WEFT_OP_FADD && in->op <= WEFT_OP_FFMA)
 			emit_falu(g, in);
+		else if (in->t == WEFT_TYPE_F32 && in->op != WEFT_OP_MOV && in->op != WEFT_OP_SEL)
+			emit_fother(g, in);
 		else if (in->op == WEFT_OP_CVT)
 			emit_cvt(g, in);
 		else if (in->op == WEFT_OP_S2R)

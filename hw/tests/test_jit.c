@@ -228,6 +228,19 @@ static void t_directed(void)
 }
 
 /*
+ * Each work-item's operands r10, r11 (and what @more loads) from the
+ * arguments at local id << @shift; then every fourth work-item's lane goes
+ * off until "off:".
+ */
+static int lane_operands(char *src, unsigned shift, const char *more)
+{
+	return sprintf(src, "\ts2r.u64 r0, sr.args\n\ts2r.u32 r2, sr.local_linear_id\n"
+		       "\tcvt.u64.u32 r6, r2\n\tshl.u64 r6, r6, %u\n\tadd.u64 r6, r6, r0\n"
+		       "\tld.global.u32 r10, [r6+0]\n\tld.global.u32 r11, [r6+4]\n%s"
+		       "\tand.u32 r3, r2, 3\n\tif r3, off\n", shift, more);
+}
+
+/*
  * Integer reductions and scans of every operation on 32- and 64-bit
  * types, shuffles and broadcasts by a register and by an immediate, in
  * sub-groups with lanes off (every fourth work-item) and partial ones.
@@ -244,17 +257,7 @@ static void t_cross_lane(void)
 		struct env_dispatch d = { code_va, args_va, simd, { 90, 1, 1 }, { 45, 1, 1 } };
 		char what[64];
 
-		p = src + sprintf(src,
-			"\ts2r.u64 r0, sr.args\n"
-			"\ts2r.u32 r2, sr.local_linear_id\n"
-			"\tcvt.u64.u32 r6, r2\n"
-			"\tshl.u64 r6, r6, 4\n"
-			"\tadd.u64 r6, r6, r0\n"
-			"\tld.global.u32 r10, [r6+0]\n"
-			"\tld.global.u32 r11, [r6+4]\n"
-			"\tld.global.u64 r12, [r6+8]\n"
-			"\tand.u32 r3, r2, 3\n"
-			"\tif r3, off\n");
+		p = src + lane_operands(src, 4, "\tld.global.u64 r12, [r6+8]\n");
 		for (unsigned o = 0; o < 7; o++) {
 			for (unsigned k = 0; k < 3; k++) {
 				p += sprintf(p, "\t%s.%s.u32 r%u, r10\n\t%s.%s.s32 r%u, r10\n"
@@ -283,6 +286,52 @@ static void t_cross_lane(void)
 		for (unsigned i = 0; i < 2048; i++)
 			args[0][i] = args[1][i] = (uint64_t)h_rand() << 32 | h_rand();
 		snprintf(what, sizeof(what), "cross-lane at simd %u", simd);
+		both(&d, what);
+	}
+}
+
+/*
+ * f32 compares, minNum / maxNum, neg, abs and the reductions and scans of
+ * add, mul, min and max, on operands drawn from NaNs (quiet, signalling,
+ * negative), zeros of both signs, infinities, denormals and ordinary
+ * values, in sub-groups with lanes off and partial ones.
+ */
+static void t_float(void)
+{
+	static const uint32_t special[] = {
+		0x7fc00000, 0x7fa00001, 0xffc00123, 0x00000000, 0x80000000, 0x7f800000, 0xff800000,
+		0x00000001, 0x807fffff, 0x3f800000, 0xbf800000, 0x40490fdb, 0x3f800000, 0xc0000000,
+	};
+	static const char *const cmps[] = { "eq", "ne", "lt", "le", "gt", "ge", "equ", "neu", "ltu", "leu",
+					    "gtu", "geu", "ord", "unord" };
+	static const char *const ops[] = { "add", "mul", "min", "max" };
+	static const char *const kinds[] = { "red", "iscan", "escan" };
+	uint32_t *a32[2] = { (uint32_t *)args[0], (uint32_t *)args[1] };
+	char src[16384], *p;
+
+	for (unsigned si = 0; si < 3; si++) {
+		unsigned row = 64, simd = 8u << si;
+		struct env_dispatch d = { code_va, args_va, simd, { 90, 1, 1 }, { 45, 1, 1 } };
+		char what[64];
+
+		p = src + lane_operands(src, 3, "");
+		for (unsigned k = 0; k < 14; k++)
+			p += sprintf(p, "\tfset.%s.f32 r%u, r10, r11\n", cmps[k], row++);
+		p += sprintf(p, "\tfset.lt.f32 r%u, r10, 0x3f800000\n\tfmin.f32 r%u, r10, r11\n"
+			     "\tfmax.f32 r%u, r10, r11\n\tfmin.f32 r%u, r10, 0x80000000\n"
+			     "\tfneg.f32 r%u, r10\n\tfabs.f32 r%u, r11\n\tfadd.f32 r%u, r10, r11\n"
+			     "\tfmul.f32 r%u, r10, r11\n",
+			     row, row + 1, row + 2, row + 3, row + 4, row + 5, row + 6, row + 7);
+		row += 8;
+		for (unsigned o = 0; o < 4; o++)
+			for (unsigned k = 0; k < 3; k++)
+				p += sprintf(p, "\t%s.%s.f32 r%u, r10\n", kinds[k], ops[o], row++);
+		sprintf(p, "off:\tendif\n\tend\n");
+		if (!load_code(src))
+			return;
+		for (unsigned i = 0; i < 4096; i++)
+			a32[0][i] = a32[1][i] = h_rand() % 3 ? special[h_rand() % 14] : h_rand();
+		snprintf(what, sizeof(what), "float at simd %u", simd);
 		both(&d, what);
 	}
 }
@@ -371,6 +420,8 @@ int main(void)
 	      t_directed);
 	h_run("jit: integer reductions and scans, shuffles by a register or an immediate, masked",
 	      t_cross_lane);
+	h_run("jit: f32 compares, min, max, neg, abs, reductions and scans on NaNs, zeros, infinities, masked",
+	      t_float);
 	h_run("jit: spins on a flag a later sub-group sets, forever (watchdog), or beside a fault",
 	      t_spins);
 	h_run("jit: the kernels above were translated, with native and helper instructions, "
