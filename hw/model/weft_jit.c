@@ -229,6 +229,8 @@ bool weft_jit_native(const struct weft_inst *in)
 	case WEFT_OP_LD_LOCAL ... WEFT_OP_ST_SCRATCH_V4:
 	case WEFT_OP_S2R:
 		return true;
+	case WEFT_OP_ATOM_LOCAL_ADD ... WEFT_OP_ATOM_LOCAL_DEC:
+		return is32(in->t);
 	case WEFT_OP_FADD: case WEFT_OP_FSUB: case WEFT_OP_FMUL: case WEFT_OP_FFMA:
 	case WEFT_OP_FMIN: case WEFT_OP_FMAX: case WEFT_OP_FNEG: case WEFT_OP_FABS:
 	case WEFT_OP_FSET_EQ ... WEFT_OP_FSET_UNORD:
@@ -1144,6 +1146,87 @@ static void emit_mem(struct gen *g, unsigned i, const struct weft_inst *in)
 	paths_join(g, &ps);
 }
 
+/*
+ * atom.local.* on 32-bit integers: with every active lane's address
+ * aligned and inside the dispatch's SLM, lane after lane in lane order on
+ * the work-group's SLM (which only this host thread touches while the
+ * work-group runs: plain loads and stores are atomic enough); else the
+ * interpreter's handler, which reports the access (before any lane
+ * changed memory, in both ways).
+ */
+static void emit_local_atom(struct gen *g, unsigned i, const struct weft_inst *in)
+{
+	unsigned k = in->op - WEFT_OP_ATOM_LOCAL_ADD, NL = g->NL;
+	bool sgn = in->t == WEFT_TYPE_S32;
+	LLVMBasicBlockRef fast = new_block(g, "atom"), slow = new_block(g, "slow");
+	LLVMValueRef on = active(g), a, dp, limit, bad, slm, b = NULL, c = NULL, olds;
+	LLVMTypeRef iNL = LLVMIntTypeInContext(g->C, NL);
+	struct paths ps;
+
+	a = LLVMBuildZExt(g->b, get(g, in->a), g->vi64, "");
+	dp = LLVMBuildLoad2(g->b, g->ptr, byte_ptr(g, g->c, c64(g, offsetof(struct sg_ctx, dp))), "dp");
+	limit = LLVMBuildZExt(g->b, LLVMBuildLoad2(g->b, g->i32, byte_ptr(g, dp,
+			      c64(g, offsetof(struct weft_dispatch_params, slm))), "slm_size"), g->i64, "");
+	bad = LLVMBuildOr(g->b, LLVMBuildICmp(g->b, LLVMIntNE, LLVMBuildAnd(g->b, a, splat(g, c64(g, 3)), ""),
+					      LLVMConstNull(g->vi64), ""),
+			  LLVMBuildICmp(g->b, LLVMIntUGT, LLVMBuildAdd(g->b, a, splat(g, c64(g, 4)), ""),
+					broadcast(g, limit), ""), "");
+	bad = LLVMBuildAnd(g->b, bad, on, "");
+	bad = LLVMBuildICmp(g->b, LLVMIntNE, LLVMBuildBitCast(g->b, bad, iNL, ""), LLVMConstNull(iNL), "");
+	if (k < WEFT_OP_ATOM_LOCAL_INC - WEFT_OP_ATOM_LOCAL_ADD)
+		b = get(g, in->b);
+	if (in->op == WEFT_OP_ATOM_LOCAL_CMPXCHG)
+		c = get(g, in->c);
+	paths_begin(g, &ps, in->d, 1);
+	LLVMBuildCondBr(g->b, bad, slow, fast);
+	LLVMPositionBuilderAtEnd(g->b, fast);
+	slm = ctx_load(g, offsetof(struct weft_jit_ctx, slm), g->ptr, "slm");
+	olds = LLVMGetUndef(g->vi32);
+	for (unsigned l = 0; l < NL; l++) {
+		LLVMValueRef lane = c32(g, l), lane_on = LLVMBuildExtractElement(g->b, on, lane, "");
+		/* An inactive lane reads and rewrites byte 0 of the SLM, which is always there. */
+		LLVMValueRef off = LLVMBuildSelect(g->b, lane_on, LLVMBuildExtractElement(g->b, a, lane, ""),
+						   c64(g, 0), "");
+		LLVMValueRef p = byte_ptr(g, slm, off), old = LLVMBuildLoad2(g->b, g->i32, p, "old"), x = NULL, nv;
+
+		LLVMSetAlignment(old, 4);
+		if (b)
+			x = LLVMBuildExtractElement(g->b, b, lane, "");
+		switch (in->op) {
+		case WEFT_OP_ATOM_LOCAL_ADD: nv = LLVMBuildAdd(g->b, old, x, ""); break;
+		case WEFT_OP_ATOM_LOCAL_SUB: nv = LLVMBuildSub(g->b, old, x, ""); break;
+		case WEFT_OP_ATOM_LOCAL_MIN:
+			nv = LLVMBuildSelect(g->b, LLVMBuildICmp(g->b, sgn ? LLVMIntSLT : LLVMIntULT, old, x, ""),
+					     old, x, "");
+			break;
+		case WEFT_OP_ATOM_LOCAL_MAX:
+			nv = LLVMBuildSelect(g->b, LLVMBuildICmp(g->b, sgn ? LLVMIntSLT : LLVMIntULT, old, x, ""),
+					     x, old, "");
+			break;
+		case WEFT_OP_ATOM_LOCAL_AND: nv = LLVMBuildAnd(g->b, old, x, ""); break;
+		case WEFT_OP_ATOM_LOCAL_OR: nv = LLVMBuildOr(g->b, old, x, ""); break;
+		case WEFT_OP_ATOM_LOCAL_XOR: nv = LLVMBuildXor(g->b, old, x, ""); break;
+		case WEFT_OP_ATOM_LOCAL_XCHG: nv = x; break;
+		case WEFT_OP_ATOM_LOCAL_CMPXCHG:
+			nv = LLVMBuildSelect(g->b, LLVMBuildICmp(g->b, LLVMIntEQ, old, x, ""),
+					     LLVMBuildExtractElement(g->b, c, lane, ""), old, "");
+			break;
+		case WEFT_OP_ATOM_LOCAL_INC: nv = LLVMBuildAdd(g->b, old, c32(g, 1), ""); break;
+		default: nv = LLVMBuildSub(g->b, old, c32(g, 1), "");
+		}
+		LLVMSetAlignment(LLVMBuildStore(g->b, LLVMBuildSelect(g->b, lane_on, nv, old, ""), p), 4);
+		olds = LLVMBuildInsertElement(g->b, olds, old, lane, "");
+	}
+	set_masked(g, in->d, olds, on);
+	path_end(g, &ps);
+	LLVMPositionBuilderAtEnd(g->b, slow);
+	g->slow_path = true;
+	emit_helper(g, i, in);
+	g->slow_path = false;
+	path_end(g, &ps);
+	paths_join(g, &ps);
+}
+
 /* Lane @idx[l] of @v in lane l (indices below the width), through memory. */
 static LLVMValueRef permute(struct gen *g, LLVMValueRef v, LLVMValueRef idx)
 {
@@ -1475,6 +1558,8 @@ static bool emit_inst(struct gen *g, unsigned i)
 			emit_helper(g, i, in);
 		else if (is_mem(in))
 			emit_mem(g, i, in);
+		else if (weft_isa_ops[in->op].cls == WEFT_CLASS_ATOM)
+			emit_local_atom(g, i, in);
 		else if (in->op >= WEFT_OP_RED_ADD && in->op <= WEFT_OP_ESCAN_XOR)
 			in->t == WEFT_TYPE_F32 ? emit_fscan(g, in) : emit_scan(g, in);
 		else if (weft_isa_ops[in->op].cls == WEFT_CLASS_XLANE)

@@ -336,6 +336,48 @@ static void t_float(void)
 	}
 }
 
+/*
+ * SLM atomics of every operation on u32 and s32, lanes colliding on a few
+ * words (lane order decides), with lanes off, and then one lane past the
+ * SLM's end or misaligned: the same values, SLM contents (copied out after
+ * a barrier) and faults both ways.
+ */
+static void t_local_atomics(void)
+{
+	static const char *const ops[] = { "add", "sub", "min", "max", "and", "or", "xor", "xchg",
+					   "cmpxchg", "inc", "dec" };
+	static const char *const tails[] = { "", "\tset.eq.u32 r7, r2, 5\n\tif r7, in\n"
+					     "\tmov.u32 r8, 2044\n\tatom.local.add.u32 r9, [r8], r10\nin:\tendif\n",
+					     "\tset.eq.u32 r7, r2, 6\n\tif r7, in\n"
+					     "\tmov.u32 r8, 2\n\tatom.local.or.u32 r9, [r8], r10\nin:\tendif\n" };
+	char src[16384], *p;
+
+	for (unsigned si = 0; si < 3; si++) {
+		for (unsigned k = 0; k < 3; k++) {
+			unsigned row = 64, simd = 8u << si;
+			struct env_dispatch d = { code_va, args_va, simd, { 90, 1, 1 }, { 45, 1, 1 },
+						  { 0, 0, 0 }, 2044 };
+			char what[64];
+
+			p = src + lane_operands(src, 3, "\tand.u32 r4, r2, 7\n\tshl.u32 r4, r4, 2\n");
+			for (unsigned o = 0; o < 11; o++)
+				p += sprintf(p, "\tatom.local.%s.%s r%u, [r4]%s\n", ops[o], o % 2 ? "s32" : "u32",
+					     row++, o >= 9 ? "" : o == 8 ? ", r10, r11" : ", r10");
+			p += sprintf(p, "%soff:\tendif\n\tbar\n\tmov.u32 r4, 0\n", tails[k]);
+			/* Everything the work-group's atomics left, into the last rows. */
+			for (unsigned w = 0; w < 8; w++)
+				p += sprintf(p, "\tld.local.u32 r%u, [r4+%u]\n", 64 + DUMP_ROWS - 8 + w, 4 * w);
+			sprintf(p, "\tend\n");
+			if (!load_code(src))
+				return;
+			for (unsigned i = 0; i < 2048; i++)
+				args[0][i] = args[1][i] = (uint64_t)(h_rand() % 5) << 32 | h_rand() % 7;
+			snprintf(what, sizeof(what), "SLM atomics %u at simd %u", k, simd);
+			both(&d, what);
+		}
+	}
+}
+
 /* A sub-group spins on a global flag until a later one sets it; or forever; or another faults. */
 static void t_spins(void)
 {
@@ -422,6 +464,8 @@ int main(void)
 	      t_cross_lane);
 	h_run("jit: f32 compares, min, max, neg, abs, reductions and scans on NaNs, zeros, infinities, masked",
 	      t_float);
+	h_run("jit: SLM atomics of every operation, colliding lanes, masked, out of bounds, misaligned",
+	      t_local_atomics);
 	h_run("jit: spins on a flag a later sub-group sets, forever (watchdog), or beside a fault",
 	      t_spins);
 	h_run("jit: the kernels above were translated, with native and helper instructions, "
