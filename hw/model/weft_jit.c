@@ -49,6 +49,7 @@
 #define MAX_WORDS	16384	/* code words a translated kernel may span */
 #define CACHE_DEFAULT	256	/* translations kept (WEFT_MODEL_JIT_CACHE) */
 #define QUANTUM		4096	/* = SG_QUANTUM of weft_exec.c */
+#define MAX_DST_ROWS	8	/* rows a translated load writes: ld.*.v4.u64 */
 
 /*
  * WEFT_MODEL_JIT_PROFILE=1: how often translated code ran each instruction
@@ -231,6 +232,8 @@ bool weft_jit_native(const struct weft_inst *in)
 		return true;
 	case WEFT_OP_ATOM_LOCAL_ADD ... WEFT_OP_ATOM_LOCAL_DEC:
 		return is32(in->t);
+	case WEFT_OP_LD_BLOCK ... WEFT_OP_ST_BLOCK8:	/* the rows an instruction's paths join */
+		return weft_isa_ops[in->op].vec * (weft_isa_type_bits(in->t) == 64 ? 2 : 1) <= MAX_DST_ROWS;
 	case WEFT_OP_FADD: case WEFT_OP_FSUB: case WEFT_OP_FMUL: case WEFT_OP_FFMA:
 	case WEFT_OP_FMIN: case WEFT_OP_FMAX: case WEFT_OP_FNEG: case WEFT_OP_FABS:
 	case WEFT_OP_FSET_EQ ... WEFT_OP_FSET_UNORD:
@@ -790,7 +793,6 @@ static LLVMValueRef first_active(struct gen *g)
  * instruction writes meet in phis where the paths join.
  */
 #define MAX_PATHS	4
-#define MAX_DST_ROWS	8	/* what ld.*.v4.u64 writes */
 
 struct paths {
 	unsigned d, nrows;
@@ -979,6 +981,39 @@ static LLVMValueRef broadcast(struct gen *g, LLVMValueRef v)
 }
 
 /*
+ * The TLB entry of the page of @a0 looked up inline (hash_slot() of
+ * weft_mmu.c): whether it hits (with write permission for a @store), as an
+ * i1; *@vpn the page number, *@host the page's host address.
+ */
+static LLVMValueRef tlb_lookup(struct gen *g, LLVMValueRef a0, bool store, LLVMValueRef *vpn,
+			       LLVMValueRef *host)
+{
+	LLVMValueRef slot, e, hit;
+
+	*vpn = LLVMBuildLShr(g->b, a0, c64(g, WEFT_MMU_PAGE_SHIFT), "vpn");
+	slot = LLVMBuildLShr(g->b, LLVMBuildMul(g->b, *vpn, c64(g, 0x9e3779b97f4a7c15ull), ""),
+			     c64(g, 64 - WEFT_TLB_BITS), "");
+	e = byte_ptr(g, g->mmu, LLVMBuildAdd(g->b, c64(g, offsetof(struct weft_mmu, tlb)),
+					     LLVMBuildMul(g->b, slot, c64(g, sizeof(struct weft_tlb_entry)), ""), ""));
+	hit = LLVMBuildAnd(g->b,
+			   LLVMBuildICmp(g->b, LLVMIntEQ, LLVMBuildLoad2(g->b, g->i64, byte_ptr(g, e,
+					 c64(g, offsetof(struct weft_tlb_entry, vpn))), ""), *vpn, ""),
+			   LLVMBuildICmp(g->b, LLVMIntEQ, LLVMBuildLoad2(g->b, g->i64, byte_ptr(g, e,
+					 c64(g, offsetof(struct weft_tlb_entry, gen))), ""),
+					 LLVMBuildLoad2(g->b, g->i64, byte_ptr(g, g->mmu,
+							c64(g, offsetof(struct weft_mmu, gen))), ""), ""), "hit");
+	if (store) {
+		LLVMValueRef pte = LLVMBuildLoad2(g->b, g->i64, byte_ptr(g, e,
+						  c64(g, offsetof(struct weft_tlb_entry, pte))), "");
+
+		hit = LLVMBuildAnd(g->b, hit, LLVMBuildICmp(g->b, LLVMIntNE,
+			LLVMBuildAnd(g->b, pte, c64(g, WEFT_PTE_WRITE), ""), c64(g, 0), ""), "");
+	}
+	*host = LLVMBuildLoad2(g->b, g->ptr, byte_ptr(g, e, c64(g, offsetof(struct weft_tlb_entry, host))), "");
+	return hit;
+}
+
+/*
  * ld/st.global (and .v2, .v4): the first active lane's page looked up in
  * the TLB inline (hash_slot() of weft_mmu.c), a hit (with write permission
  * for a store) when the page is mapped and translated before.  On a hit:
@@ -996,7 +1031,7 @@ static LLVMValueRef global_paths(struct gen *g, struct paths *ps, const struct w
 	unsigned bits = weft_isa_type_bits(in->t), size = bits / 8, NL = g->NL;
 	unsigned bytes = size * weft_isa_ops[in->op].vec, rows = bits == 64 ? 2 : 1;
 	bool scalar = bytes == size && size >= 4;
-	LLVMValueRef mask, first, av, offs, a0, vpn, slot, e, hit, host, same, ptrs, on = active(g);
+	LLVMValueRef mask, first, av, offs, a0, vpn, hit, host, same, ptrs, on = active(g);
 	LLVMValueRef contig = NULL, uni = NULL, pm = c64(g, WEFT_MMU_PAGE_SIZE - 1);
 	LLVMTypeRef vt = bits == 64 ? g->vi64 : g->vi32;
 	LLVMBasicBlockRef fb, ub, test;
@@ -1007,26 +1042,7 @@ static LLVMValueRef global_paths(struct gen *g, struct paths *ps, const struct w
 	av = LLVMBuildAdd(g->b, get64(g, in->a),
 			  splat(g, c64(g, (uint64_t)(int64_t)(int32_t)in->imm)), "");
 	a0 = LLVMBuildExtractElement(g->b, av, first, "a0");
-	vpn = LLVMBuildLShr(g->b, a0, c64(g, WEFT_MMU_PAGE_SHIFT), "vpn");
-	slot = LLVMBuildLShr(g->b, LLVMBuildMul(g->b, vpn, c64(g, 0x9e3779b97f4a7c15ull), ""),
-			     c64(g, 64 - WEFT_TLB_BITS), "");
-	e = byte_ptr(g, g->mmu, LLVMBuildAdd(g->b, c64(g, offsetof(struct weft_mmu, tlb)),
-					     LLVMBuildMul(g->b, slot, c64(g, sizeof(struct weft_tlb_entry)), ""), ""));
-	hit = LLVMBuildAnd(g->b,
-			   LLVMBuildICmp(g->b, LLVMIntEQ, LLVMBuildLoad2(g->b, g->i64, byte_ptr(g, e,
-					 c64(g, offsetof(struct weft_tlb_entry, vpn))), ""), vpn, ""),
-			   LLVMBuildICmp(g->b, LLVMIntEQ, LLVMBuildLoad2(g->b, g->i64, byte_ptr(g, e,
-					 c64(g, offsetof(struct weft_tlb_entry, gen))), ""),
-					 LLVMBuildLoad2(g->b, g->i64, byte_ptr(g, g->mmu,
-							c64(g, offsetof(struct weft_mmu, gen))), ""), ""), "hit");
-	if (store) {
-		LLVMValueRef pte = LLVMBuildLoad2(g->b, g->i64, byte_ptr(g, e,
-						  c64(g, offsetof(struct weft_tlb_entry, pte))), "");
-
-		hit = LLVMBuildAnd(g->b, hit, LLVMBuildICmp(g->b, LLVMIntNE,
-			LLVMBuildAnd(g->b, pte, c64(g, WEFT_PTE_WRITE), ""), c64(g, 0), ""), "");
-	}
-	host = LLVMBuildLoad2(g->b, g->ptr, byte_ptr(g, e, c64(g, offsetof(struct weft_tlb_entry, host))), "");
+	hit = tlb_lookup(g, a0, store, &vpn, &host);
 	offs = LLVMBuildAnd(g->b, av, splat(g, pm), "");
 	same = LLVMBuildAnd(g->b,
 			    LLVMBuildICmp(g->b, LLVMIntEQ, LLVMBuildLShr(g->b, av,
@@ -1218,6 +1234,53 @@ static void emit_local_atom(struct gen *g, unsigned i, const struct weft_inst *i
 		olds = LLVMBuildInsertElement(g->b, olds, old, lane, "");
 	}
 	set_masked(g, in->d, olds, on);
+	path_end(g, &ps);
+	LLVMPositionBuilderAtEnd(g->b, slow);
+	g->slow_path = true;
+	emit_helper(g, i, in);
+	g->slow_path = false;
+	path_end(g, &ps);
+	paths_join(g, &ps);
+}
+
+/*
+ * ld/st.block*: with every lane active, the whole block inside one page
+ * and a TLB hit, each row of @simd elements is one vector access at the
+ * first lane's address; else the interpreter's handler.
+ */
+static void emit_block_access(struct gen *g, unsigned i, const struct weft_inst *in)
+{
+	unsigned bits = weft_isa_type_bits(in->t), size = bits / 8, vec = weft_isa_ops[in->op].vec;
+	unsigned NL = g->NL, er = bits == 64 ? 2 : 1;
+	bool store = weft_isa_ops[in->op].cls == WEFT_CLASS_STX;
+	LLVMBasicBlockRef fast = new_block(g, "block"), slow = new_block(g, "slow");
+	LLVMValueRef on = active(g), mask, a0, vpn, host, ok, p0;
+	LLVMTypeRef vt = LLVMVectorType(LLVMIntTypeInContext(g->C, bits), NL);
+	struct paths ps;
+
+	mask = LLVMBuildLoad2(g->b, g->i32, g->maskp, "mask");
+	a0 = LLVMBuildAdd(g->b, LLVMBuildExtractElement(g->b, get64(g, in->a), first_active(g), ""),
+			  c64(g, (uint64_t)(int64_t)(int32_t)in->imm), "a0");
+	ok = tlb_lookup(g, a0, store, &vpn, &host);
+	ok = LLVMBuildAnd(g->b, ok, in_page(g, a0, vec * NL * size), "");
+	ok = LLVMBuildAnd(g->b, ok, LLVMBuildICmp(g->b, LLVMIntEQ, mask,
+						 c32(g, NL == 32 ? ~0u : (1u << NL) - 1), ""), "");
+	paths_begin(g, &ps, in->d, store ? 0 : vec * er);
+	LLVMBuildCondBr(g->b, ok, fast, slow);
+	LLVMPositionBuilderAtEnd(g->b, fast);
+	p0 = byte_ptr(g, host, LLVMBuildAnd(g->b, a0, c64(g, WEFT_MMU_PAGE_SIZE - 1), ""));
+	for (unsigned j = 0; j < vec; j++) {
+		LLVMValueRef p = byte_ptr(g, p0, c64(g, (uint64_t)j * NL * size)), v;
+		unsigned row = (in->d + j * er) % WEFT_NUM_REGS;
+
+		if (store) {
+			LLVMSetAlignment(LLVMBuildStore(g->b, get_elems(g, row, bits), p), 1);
+		} else {
+			v = LLVMBuildLoad2(g->b, vt, p, "");
+			LLVMSetAlignment(v, 1);
+			set_elems(g, row, v, bits, 'u', on);
+		}
+	}
 	path_end(g, &ps);
 	LLVMPositionBuilderAtEnd(g->b, slow);
 	g->slow_path = true;
@@ -1560,6 +1623,8 @@ static bool emit_inst(struct gen *g, unsigned i)
 			emit_mem(g, i, in);
 		else if (weft_isa_ops[in->op].cls == WEFT_CLASS_ATOM)
 			emit_local_atom(g, i, in);
+		else if (in->op >= WEFT_OP_LD_BLOCK && in->op <= WEFT_OP_ST_BLOCK8)
+			emit_block_access(g, i, in);
 		else if (in->op >= WEFT_OP_RED_ADD && in->op <= WEFT_OP_ESCAN_XOR)
 			in->t == WEFT_TYPE_F32 ? emit_fscan(g, in) : emit_scan(g, in);
 		else if (weft_isa_ops[in->op].cls == WEFT_CLASS_XLANE)

@@ -378,6 +378,42 @@ static void t_local_atomics(void)
 	}
 }
 
+/*
+ * Block reads and writes of every element size and count, by sub-groups
+ * whose blocks start every 1000 bytes (some cross a page), whole, partial
+ * and with lanes off: the inline path and the handler's, the same rows
+ * and memory both ways.
+ */
+static void t_blocks(void)
+{
+	static const char body[] =
+		"\tld.block.u8 r64, [r6+40]\n\tld.block2.u16 r65, [r6+44]\n\tld.block4.u32 r68, [r6+48]\n"
+		"\tld.block8.u32 r72, [r6+52]\n\tld.block4.u64 r80, [r6+56]\n\tld.block.u64 r88, [r6+60]\n"
+		"\tst.block.u32 [r8+8192], r68\n\tst.block2.u64 [r8+9000], r80\n"
+		"\tst.block8.u8 [r8+10000], r72\n\tst.block4.u16 [r8+11000], r68\n";
+	char src[4096];
+
+	for (unsigned si = 0; si < 3; si++) {
+		for (unsigned k = 0; k < 2; k++) {
+			unsigned simd = 8u << si;
+			struct env_dispatch d = { code_va, args_va, simd, { 90, 1, 1 }, { 45, 1, 1 } };
+			char what[64];
+
+			snprintf(src, sizeof(src),
+				 "\ts2r.u64 r0, sr.args\n\ts2r.u32 r2, sr.subgroup_id\n\tmul.u32 r2, r2, 1000\n"
+				 "\tcvt.u64.u32 r6, r2\n\tadd.u64 r6, r6, r0\n\tmov.u64 r8, r6\n%s%s%s\tend\n",
+				 k ? "\ts2r.u32 r3, sr.lane_id\n\tand.u32 r3, r3, 3\n\tif r3, off\n" : "", body,
+				 k ? "off:\tendif\n" : "");
+			if (!load_code(src))
+				return;
+			for (unsigned i = 0; i < 2048; i++)
+				args[0][i] = args[1][i] = (uint64_t)h_rand() << 32 | h_rand();
+			snprintf(what, sizeof(what), "blocks %u at simd %u", k, simd);
+			both(&d, what);
+		}
+	}
+}
+
 /* A sub-group spins on a global flag until a later one sets it; or forever; or another faults. */
 static void t_spins(void)
 {
@@ -466,6 +502,8 @@ int main(void)
 	      t_float);
 	h_run("jit: SLM atomics of every operation, colliding lanes, masked, out of bounds, misaligned",
 	      t_local_atomics);
+	h_run("jit: block reads and writes of every size and count, crossing pages, partial, masked",
+	      t_blocks);
 	h_run("jit: spins on a flag a later sub-group sets, forever (watchdog), or beside a fault",
 	      t_spins);
 	h_run("jit: the kernels above were translated, with native and helper instructions, "
