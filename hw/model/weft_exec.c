@@ -548,30 +548,6 @@ static inline char tkind(unsigned t)
 	return t < WEFT_TYPE_COUNT ? weft_isa_types[t].kind : 'u';
 }
 
-#define CF_DEPTH	64
-#define CF_IF		1
-#define CF_ELSE		2
-#define CF_LOOP		3
-
-struct cf_entry {
-	uint8_t kind;
-	uint32_t saved;		/* mask to restore at endif / loop exit */
-	uint32_t alt;		/* IF: lanes for the else; LOOP: lanes that continued */
-	uint64_t target;	/* else / endif / endloop */
-	uint64_t start;		/* LOOP: first instruction of the body */
-};
-
-/* A sub-group's execution state: survives a barrier. */
-struct sg_state {
-	uint64_t pc;
-	uint32_t mask;		/* active lanes */
-	unsigned sp;
-	int slot;		/* register file / scratch slot, -1 when not started */
-	bool done;
-	bool at_barrier;	/* waits until every live sub-group reached a bar */
-	struct cf_entry stack[CF_DEPTH];
-};
-
 static inline void set_mask(struct sg_state *s, uint32_t *M, uint32_t mask, unsigned NL)
 {
 	s->mask = mask;

@@ -1563,22 +1563,170 @@ static void emit_s2r(struct gen *g, const struct weft_inst *in)
 		set_masked(g, in->d, lo32(g, v), on);
 }
 
+/* A field of mask-stack entry @k (an i32) of the sub-group's state @st. */
+static LLVMValueRef cf_field(struct gen *g, LLVMValueRef st, LLVMValueRef k, size_t off)
+{
+	LLVMValueRef at = LLVMBuildMul(g->b, LLVMBuildZExt(g->b, k, g->i64, ""),
+				       c64(g, sizeof(struct cf_entry)), "");
+
+	return byte_ptr(g, st, LLVMBuildAdd(g->b, at, c64(g, offsetof(struct sg_state, stack) + off), ""));
+}
+
+/* The active mask becomes @m (an i32): the mask and the lane masks M, as set_mask() of weft_exec.c. */
+static void store_mask(struct gen *g, LLVMValueRef m)
+{
+	LLVMValueRef bit[WEFT_MAX_LANES], on;
+
+	for (unsigned l = 0; l < g->NL; l++)
+		bit[l] = c32(g, 1u << l);
+	LLVMBuildStore(g->b, m, g->maskp);
+	on = LLVMBuildICmp(g->b, LLVMIntNE, LLVMBuildAnd(g->b, broadcast(g, m), LLVMConstVector(bit, g->NL), ""),
+			   LLVMConstNull(g->vi32), "");
+	LLVMSetAlignment(LLVMBuildStore(g->b, LLVMBuildSExt(g->b, on, g->vi32, ""), g->Mp), 4);
+}
+
+/* Goes on after instruction @i when @go, else jumps to @tgt (@static_idx as for jump()). */
+static void next_or_jump(struct gen *g, unsigned i, const struct weft_inst *in, LLVMValueRef go,
+			 LLVMValueRef tgt, int static_idx)
+{
+	LLVMBasicBlockRef jb = new_block(g, "no_lanes");
+
+	LLVMBuildCondBr(g->b, go, g->blk[i + in->nwords], jb);
+	LLVMPositionBuilderAtEnd(g->b, jb);
+	jump(g, i, tgt, static_idx);
+}
+
+/*
+ * if, else, endif, loop and endloop on the sub-group's mask stack, as
+ * exec_cf() of weft_exec.c runs them.  Every case exec_cf() rejects (a
+ * stack too deep or empty, a construct of the wrong kind, no lane left
+ * and no construct to resume in) is tested before anything changes and
+ * goes to @generic, the call of exec_cf() that reports it.
+ */
+static void emit_structured(struct gen *g, unsigned i, const struct weft_inst *in, LLVMBasicBlockRef generic)
+{
+	LLVMBasicBlockRef go = new_block(g, "cf");
+	LLVMValueRef st = ctx_load(g, offsetof(struct weft_jit_ctx, s), g->ptr, "sg_state");
+	LLVMValueRef spp = byte_ptr(g, st, c64(g, offsetof(struct sg_state, sp)));
+	LLVMValueRef sp = LLVMBuildLoad2(g->b, g->i32, spp, "sp"), mask = LLVMBuildLoad2(g->b, g->i32, g->maskp, "");
+	LLVMValueRef zero = c32(g, 0), empty = LLVMBuildICmp(g->b, LLVMIntEQ, sp, zero, "");
+	LLVMValueRef top = LLVMBuildSelect(g->b, empty, zero, LLVMBuildSub(g->b, sp, c32(g, 1), ""), "top");
+	LLVMValueRef kind = LLVMBuildLoad2(g->b, g->i8, cf_field(g, st, top, offsetof(struct cf_entry, kind)), "");
+	LLVMValueRef saved = LLVMBuildLoad2(g->b, g->i32, cf_field(g, st, top, offsetof(struct cf_entry, saved)), "");
+	LLVMValueRef alt = LLVMBuildLoad2(g->b, g->i32, cf_field(g, st, top, offsetof(struct cf_entry, alt)), "");
+	LLVMValueRef tgt = LLVMBuildAdd(g->b, pc_of(g, i), c64(g, (uint64_t)(int64_t)(int32_t)in->imm), "");
+	int tgt_idx = (int)((int64_t)i + (int32_t)in->imm / 8);
+	LLVMValueRef bad, x = NULL, is_kind, outer;
+	LLVMTypeRef iNL = LLVMIntTypeInContext(g->C, g->NL);
+
+#define KIND(k) LLVMBuildICmp(g->b, LLVMIntEQ, kind, LLVMConstInt(g->i8, k, false), "")
+	/* The construct a pop leaves: its resume point when no lane is left. */
+	outer = LLVMBuildLoad2(g->b, g->i64, cf_field(g, st, LLVMBuildSelect(g->b, LLVMBuildICmp(g->b, LLVMIntUGE,
+				sp, c32(g, 2), ""), LLVMBuildSub(g->b, sp, c32(g, 2), ""), zero, ""),
+				offsetof(struct cf_entry, target)), "outer");
+	if (in->op == WEFT_OP_IF) {
+		x = LLVMBuildZExt(g->b, LLVMBuildBitCast(g->b, LLVMBuildICmp(g->b, LLVMIntNE, get(g, in->a),
+								 LLVMConstNull(g->vi32), ""), iNL, ""), g->i32, "");
+		x = LLVMBuildAnd(g->b, x, mask, "x");
+	}
+	switch (in->op) {
+	case WEFT_OP_IF:
+	case WEFT_OP_LOOP:
+		bad = LLVMBuildICmp(g->b, LLVMIntEQ, sp, c32(g, CF_DEPTH), "");
+		break;
+	case WEFT_OP_ELSE:
+		bad = LLVMBuildOr(g->b, empty, LLVMBuildNot(g->b, KIND(CF_IF), ""), "");
+		break;
+	case WEFT_OP_ENDIF:
+		is_kind = LLVMBuildOr(g->b, KIND(CF_IF), KIND(CF_ELSE), "");
+		bad = LLVMBuildOr(g->b, empty, LLVMBuildNot(g->b, is_kind, ""), "");
+		bad = LLVMBuildOr(g->b, bad, LLVMBuildAnd(g->b, LLVMBuildICmp(g->b, LLVMIntEQ, saved, zero, ""),
+							 LLVMBuildICmp(g->b, LLVMIntEQ, sp, c32(g, 1), ""), ""), "");
+		break;
+	default:	/* endloop */
+		bad = LLVMBuildOr(g->b, empty, LLVMBuildNot(g->b, KIND(CF_LOOP), ""), "");
+		bad = LLVMBuildOr(g->b, bad, LLVMBuildAnd(g->b,
+			LLVMBuildICmp(g->b, LLVMIntEQ, LLVMBuildOr(g->b, mask, alt, ""), zero, ""),
+			LLVMBuildAnd(g->b, LLVMBuildICmp(g->b, LLVMIntEQ, saved, zero, ""),
+				     LLVMBuildICmp(g->b, LLVMIntEQ, sp, c32(g, 1), ""), ""), ""), "");
+	}
+#undef KIND
+	LLVMBuildCondBr(g->b, bad, generic, go);
+	LLVMPositionBuilderAtEnd(g->b, go);
+	switch (in->op) {
+	case WEFT_OP_IF:
+	case WEFT_OP_LOOP: {
+		bool loop = in->op == WEFT_OP_LOOP;
+
+		LLVMBuildStore(g->b, LLVMConstInt(g->i8, loop ? CF_LOOP : CF_IF, false),
+			       cf_field(g, st, sp, offsetof(struct cf_entry, kind)));
+		LLVMBuildStore(g->b, mask, cf_field(g, st, sp, offsetof(struct cf_entry, saved)));
+		LLVMBuildStore(g->b, loop ? zero : LLVMBuildAnd(g->b, mask, LLVMBuildNot(g->b, x, ""), ""),
+			       cf_field(g, st, sp, offsetof(struct cf_entry, alt)));
+		LLVMBuildStore(g->b, tgt, cf_field(g, st, sp, offsetof(struct cf_entry, target)));
+		LLVMBuildStore(g->b, loop ? pc_of(g, i + 1) : c64(g, 0),
+			       cf_field(g, st, sp, offsetof(struct cf_entry, start)));
+		LLVMBuildStore(g->b, LLVMBuildAdd(g->b, sp, c32(g, 1), ""), spp);
+		if (!loop)
+			store_mask(g, x);
+		next_or_jump(g, i, in, LLVMBuildICmp(g->b, LLVMIntNE, loop ? mask : x, zero, ""), tgt, tgt_idx);
+		break;
+	}
+	case WEFT_OP_ELSE:
+		LLVMBuildStore(g->b, LLVMConstInt(g->i8, CF_ELSE, false),
+			       cf_field(g, st, top, offsetof(struct cf_entry, kind)));
+		LLVMBuildStore(g->b, tgt, cf_field(g, st, top, offsetof(struct cf_entry, target)));
+		store_mask(g, alt);
+		next_or_jump(g, i, in, LLVMBuildICmp(g->b, LLVMIntNE, alt, zero, ""), tgt, tgt_idx);
+		break;
+	case WEFT_OP_ENDIF:
+		store_mask(g, saved);
+		LLVMBuildStore(g->b, top, spp);
+		next_or_jump(g, i, in, LLVMBuildICmp(g->b, LLVMIntNE, saved, zero, ""), outer, -1);
+		break;
+	default: {	/* endloop: again with the lanes still in it and those that continued, or out */
+		LLVMBasicBlockRef again = new_block(g, "again"), out = new_block(g, "out");
+		LLVMValueRef lanes = LLVMBuildOr(g->b, mask, alt, "");
+
+		LLVMBuildStore(g->b, zero, cf_field(g, st, top, offsetof(struct cf_entry, alt)));
+		LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntNE, lanes, zero, ""), again, out);
+		LLVMPositionBuilderAtEnd(g->b, again);
+		store_mask(g, lanes);
+		jump(g, i, LLVMBuildLoad2(g->b, g->i64, cf_field(g, st, top, offsetof(struct cf_entry, start)), ""),
+		     -1);
+		LLVMPositionBuilderAtEnd(g->b, out);
+		store_mask(g, saved);
+		LLVMBuildStore(g->b, top, spp);
+		next_or_jump(g, i, in, LLVMBuildICmp(g->b, LLVMIntNE, saved, zero, ""), outer, -1);
+	}
+	}
+}
+
 /*
  * A control-flow instruction, at the end of its block (every row in the
- * file): the interpreter's mask-stack code says where to go.
+ * file): bra, and the structured constructs but break and cont, as host
+ * code; the rest, and what the mask stack rejects, through the
+ * interpreter's mask-stack code, which says where to go.
  */
 static void emit_cf(struct gen *g, unsigned i, const struct weft_inst *in)
 {
 	LLVMValueRef args[5], r, sw;
-	LLVMBasicBlockRef bad = new_block(g, "bad"), jb = new_block(g, "jump");
+	LLVMBasicBlockRef bad, jb;
 
 	if (in->op == WEFT_OP_BRA) {
-		LLVMDeleteBasicBlock(bad);
-		LLVMDeleteBasicBlock(jb);
 		jump(g, i, LLVMBuildAdd(g->b, pc_of(g, i), c64(g, (uint64_t)(int64_t)(int32_t)in->imm), ""),
 		     (int)((int64_t)i + (int32_t)in->imm / 8));
 		return;
 	}
+	if (in->op == WEFT_OP_IF || in->op == WEFT_OP_ELSE || in->op == WEFT_OP_ENDIF ||
+	    in->op == WEFT_OP_LOOP || in->op == WEFT_OP_ENDLOOP) {
+		LLVMBasicBlockRef generic = new_block(g, "cf_generic");
+
+		emit_structured(g, i, in, generic);
+		LLVMPositionBuilderAtEnd(g->b, generic);
+	}
+	bad = new_block(g, "bad");
+	jb = new_block(g, "jump");
 	count_fallback(g, in, PROF_CF);
 	args[0] = g->x;
 	args[1] = const_ptr(g, (uintptr_t)in);

@@ -98,6 +98,30 @@ struct weft_dispatch_params {
 	uint64_t root;
 };
 
+#define CF_DEPTH	64
+#define CF_IF		1
+#define CF_ELSE		2
+#define CF_LOOP		3
+
+struct cf_entry {
+	uint8_t kind;
+	uint32_t saved;		/* mask to restore at endif / loop exit */
+	uint32_t alt;		/* IF: lanes for the else; LOOP: lanes that continued */
+	uint64_t target;	/* else / endif / endloop */
+	uint64_t start;		/* LOOP: first instruction of the body */
+};
+
+/* A sub-group's execution state: survives a barrier (translated code runs its mask stack too). */
+struct sg_state {
+	uint64_t pc;
+	uint32_t mask;		/* active lanes */
+	unsigned sp;
+	int slot;		/* register file / scratch slot, -1 when not started */
+	bool done;
+	bool at_barrier;	/* waits until every live sub-group reached a bar */
+	struct cf_entry stack[CF_DEPTH];
+};
+
 /* What a sub-group knows about its place in the dispatch (translated code reads it too). */
 struct sg_ctx {
 	const struct weft_dispatch_params *dp;
