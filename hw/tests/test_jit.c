@@ -414,6 +414,42 @@ static void t_blocks(void)
 	}
 }
 
+/*
+ * Nested if / else / endif and loops with break and cont on data-dependent
+ * lanes, constructs no lane enters, and a lane off around all of it: the
+ * mask stack run as host code against the interpreter's.
+ */
+static void t_structured(void)
+{
+	static const char body[] =
+		"\tand.u32 r40, r10, 1\n\tif r40, e1\n\tmul.u32 r64, r10, 3\n"
+		"e1:\telse n1\n\tadd.u32 r64, r10, 100\n\tand.u32 r41, r10, 2\n\tif r41, n2\n"
+		"\txor.u32 r64, r64, 0xff\nn2:\tendif\nn1:\tendif\n"
+		"\tmov.u32 r20, 0\n\tif r20, z1\n\tmov.u32 r65, 1\nz1:\telse z2\n\tmov.u32 r66, 2\nz2:\tendif\n"
+		"\tmov.u32 r42, 0\n\tmov.u32 r43, 0\n\tand.u32 r44, r11, 7\n\tloop l1\n"
+		"\tset.ge.u32 r45, r42, r44\n\tbreak r45\n\tand.u32 r46, r42, 1\n\tadd.u32 r42, r42, 1\n"
+		"\tif r46, m1\n\tcont r46\n\tmov.u32 r43, 0xdead\nm1:\tendif\n\tsub.u32 r47, r42, 1\n"
+		"\tmov.u32 r48, 0\n\tloop l2\n\tset.eq.u32 r49, r48, r47\n\tif r49, k1\n\tbreak r49\n"
+		"k1:\tendif\n\tadd.u32 r43, r43, 1000\n\tadd.u32 r48, r48, 1\nl2:\tendloop\n"
+		"\tadd.u32 r43, r43, r47\nl1:\tendloop\n\tmov.u32 r67, r43\n";
+	char src[4096], operands[512];
+
+	lane_operands(operands, 3, "");
+	for (unsigned si = 0; si < 3; si++) {
+		unsigned simd = 8u << si;
+		struct env_dispatch d = { code_va, args_va, simd, { 90, 1, 1 }, { 45, 1, 1 } };
+		char what[64];
+
+		snprintf(src, sizeof(src), "%s%soff:\tendif\n\tend\n", operands, body);
+		if (!load_code(src))
+			return;
+		for (unsigned i = 0; i < 2048; i++)
+			args[0][i] = args[1][i] = (uint64_t)h_rand() << 32 | h_rand();
+		snprintf(what, sizeof(what), "structured at simd %u", simd);
+		both(&d, what);
+	}
+}
+
 /* A sub-group spins on a global flag until a later one sets it; or forever; or another faults. */
 static void t_spins(void)
 {
@@ -504,6 +540,8 @@ int main(void)
 	      t_local_atomics);
 	h_run("jit: block reads and writes of every size and count, crossing pages, partial, masked",
 	      t_blocks);
+	h_run("jit: nested if, else, loops with break and cont, empty constructs, masked",
+	      t_structured);
 	h_run("jit: spins on a flag a later sub-group sets, forever (watchdog), or beside a fault",
 	      t_spins);
 	h_run("jit: the kernels above were translated, with native and helper instructions, "
