@@ -24,7 +24,8 @@ LINUX_SOURCE ?= /usr/src/linux-source-6.12.tar.xz
 KSELFTEST_TREE := $(BUILD)/kselftest/linux
 KSELFTEST_WEFT := tools/testing/selftests/drivers/gpu/weft
 
-.PHONY: all hw module igt kselftest tools bench bench-build mesa cl check check-host check-vm demo clean
+.PHONY: all hw module igt kselftest tools bench bench-build mesa cl check check-host check-vm demo \
+	install uninstall clean
 
 all: hw module igt kselftest tools bench-build mesa cl
 
@@ -79,6 +80,24 @@ check-vm: all
 
 demo: all
 	tools/weft-vm --timeout 600 -- tools/demo-in-guest $(BUILD) "$$(cat $(BUILD)/mesa-prefix)"
+
+# weft.ko through DKMS, Mesa's Rusticl with the weft driver and its ICD file,
+# libweft with its pkg-config file (scripts/weft-install; README.md,
+# "Installing"). DESTDIR stages the same tree an install on this machine leaves.
+PREFIX ?= /usr/local
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+VENDORSDIR ?= /etc/OpenCL/vendors
+INSTALL_ENV = DESTDIR="$(DESTDIR)" PREFIX="$(PREFIX)" LIBDIR="$(LIBDIR)" \
+	INCLUDEDIR="$(INCLUDEDIR)" VENDORSDIR="$(VENDORSDIR)" KVER="$(KVER)"
+
+install: mesa
+	$(MAKE) -C userspace/libweft BUILD=$(BUILD)/libweft
+	$(INSTALL_ENV) MESA_PREFIX="$$(cat $(BUILD)/mesa-prefix)" LIBWEFT_BUILD=$(BUILD)/libweft \
+		sh scripts/weft-install install
+
+uninstall:
+	$(INSTALL_ENV) sh scripts/weft-install uninstall
 
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
