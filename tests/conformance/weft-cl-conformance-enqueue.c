@@ -2,14 +2,14 @@
 /*
  * Device-side enqueue in weft-cl-conformance, as far as it is built.  The
  * hardware has it (a device queue drained by DRAIN_QUEUE: Documentation/
- * gpu/weft/device-enqueue.rst, tested in hw/tests/test_enqueue.c) and the
- * compiler answers the queries on a block's kernel, but enqueue_kernel has
- * no on-device queue to write to yet, so the device must report no
- * device-side enqueue and say no cleanly: no capability, no on-device
- * queue, and a program that enqueues fails to build with a log naming what
- * it lacks (never a crash; on the host tier only: the VM's slice keeps
- * stderr empty, where the compiler prints the failure too), after which
- * the context still runs kernels.  The queries
+ * gpu/weft/device-enqueue.rst, tested in hw/tests/test_enqueue.c), Rusticl
+ * makes on-device queues (what they report, that the host cannot use them,
+ * the default one, the bounds and bad properties), and the compiler answers
+ * the queries on a block's kernel; enqueue_kernel itself is not lowered
+ * yet, so a program that enqueues fails to build with a log naming what it
+ * lacks (never a crash; on the host tier only: the VM's slice keeps stderr
+ * empty, where the compiler prints the failure too), after which the
+ * context still runs kernels.  The queries
  * (get_kernel_work_group_size, get_kernel_preferred_work_group_size_multiple,
  * get_kernel_sub_group_count_for_ndrange,
  * get_kernel_max_sub_group_size_for_ndrange) run, checked against the
@@ -24,9 +24,9 @@
 static void
 run_enqueue_caps(struct cl *cl)
 {
-   cl_device_device_enqueue_capabilities caps = ~0ull;
-   cl_command_queue_properties props = ~0ull;
-   cl_uint max_queues = ~0u, max_size = ~0u;
+   cl_device_device_enqueue_capabilities caps = 0;
+   cl_command_queue_properties props = 0;
+   cl_uint max_queues = 0, max_size = 0, preferred = 0, max_events = 0;
    cl_name_version feats[64];
    size_t feats_size = 0;
    bool feature = false;
@@ -37,41 +37,262 @@ run_enqueue_caps(struct cl *cl)
                    NULL);
    clGetDeviceInfo(cl->dev, CL_DEVICE_QUEUE_ON_DEVICE_MAX_SIZE, sizeof(max_size), &max_size,
                    NULL);
+   clGetDeviceInfo(cl->dev, CL_DEVICE_QUEUE_ON_DEVICE_PREFERRED_SIZE, sizeof(preferred),
+                   &preferred, NULL);
+   clGetDeviceInfo(cl->dev, CL_DEVICE_MAX_ON_DEVICE_EVENTS, sizeof(max_events), &max_events,
+                   NULL);
    clGetDeviceInfo(cl->dev, CL_DEVICE_OPENCL_C_FEATURES, sizeof(feats), feats, &feats_size);
    for (size_t i = 0; i < feats_size / sizeof(feats[0]); i++)
       feature |= !strcmp(feats[i].name, "__opencl_c_device_enqueue");
+   /* OpenCL 2.0's minimums: queues of 256 KiB, 16 KiB preferred, 1024
+    * events. */
    cases_in_matrix++;
-   report(!caps && !props && !max_queues && !max_size && !feature,
-          "enqueue: no device-side enqueue reported (capabilities %llu, on-device queue "
-          "properties %llu, max queues %u, max size %u, __opencl_c_device_enqueue %s)",
+   report(caps == (CL_DEVICE_QUEUE_SUPPORTED | CL_DEVICE_QUEUE_REPLACEABLE_DEFAULT) &&
+             props == (CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE) &&
+             max_queues >= 1 && max_size >= 256 * 1024 && preferred >= 16 * 1024 &&
+             preferred <= max_size && max_events >= 1024,
+          "enqueue: on-device queues reported (capabilities %llu, properties %llu, max queues "
+          "%u, max size %u, preferred size %u, max events %u)",
           (unsigned long long)caps, (unsigned long long)props, max_queues, max_size,
-          feature ? "listed" : "absent");
+          preferred, max_events);
+   /* The compiler does not lower enqueue_kernel yet. */
+   cases_in_matrix++;
+   report(!feature, "enqueue: __opencl_c_device_enqueue %s, want absent until enqueue_kernel "
+          "is built", feature ? "listed" : "absent");
 }
 
-static void
-run_enqueue_queues(struct cl *cl)
+static cl_command_queue
+device_queue(struct cl *cl, cl_command_queue_properties kind, cl_uint size, cl_int *err)
 {
-   static const cl_command_queue_properties kinds[] = {
-      CL_QUEUE_ON_DEVICE | CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE,
-      CL_QUEUE_ON_DEVICE | CL_QUEUE_ON_DEVICE_DEFAULT | CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE,
+   cl_queue_properties props[] = {CL_QUEUE_PROPERTIES, kind, CL_QUEUE_SIZE, size, 0};
+
+   /* size 0: no CL_QUEUE_SIZE */
+   if (!size)
+      props[2] = 0;
+   return clCreateCommandQueueWithProperties(cl->ctx, cl->dev, props, err);
+}
+
+#define ON_DEVICE (CL_QUEUE_ON_DEVICE | CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE)
+#define ON_DEVICE_DEFAULT (ON_DEVICE | CL_QUEUE_ON_DEVICE_DEFAULT)
+
+static cl_command_queue
+queue_info_queue(cl_command_queue q, cl_command_queue_info what)
+{
+   cl_command_queue v = NULL;
+
+   clGetCommandQueueInfo(q, what, sizeof(v), &v, NULL);
+   return v;
+}
+
+static cl_uint
+queue_info_uint(cl_command_queue q, cl_command_queue_info what)
+{
+   cl_uint v = 0;
+
+   clGetCommandQueueInfo(q, what, sizeof(v), &v, NULL);
+   return v;
+}
+
+/* An on-device queue: what it says of itself, and that the host cannot
+ * use it. */
+static void
+run_enqueue_queue_info(struct cl *cl)
+{
+   cl_uint preferred = 0;
+   cl_int err = CL_SUCCESS, write_err, ndrange_err, flush_err, finish_err;
+   cl_command_queue q = device_queue(cl, ON_DEVICE, 4096, &err);
+   cl_command_queue unsized = device_queue(cl, ON_DEVICE, 0, NULL);
+   cl_command_queue_properties props = 0;
+   cl_context ctx = NULL;
+   cl_device_id dev = NULL;
+   cl_mem buf = clCreateBuffer(cl->ctx, CL_MEM_READ_WRITE, 64, NULL, NULL);
+   static const char src[] = "kernel void k(global int *out) { out[get_global_id(0)] = 1; }\n";
+   cl_program prog = build(cl, src, 16, "-cl-std=CL2.0");
+   cl_kernel k = prog ? clCreateKernel(prog, "k", NULL) : NULL;
+   int data[16] = {0};
+   size_t global = 16;
+
+   clGetDeviceInfo(cl->dev, CL_DEVICE_QUEUE_ON_DEVICE_PREFERRED_SIZE, sizeof(preferred),
+                   &preferred, NULL);
+   clGetCommandQueueInfo(q, CL_QUEUE_PROPERTIES, sizeof(props), &props, NULL);
+   clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof(ctx), &ctx, NULL);
+   clGetCommandQueueInfo(q, CL_QUEUE_DEVICE, sizeof(dev), &dev, NULL);
+   cases_in_matrix++;
+   report(q && err == CL_SUCCESS && props == ON_DEVICE && ctx == cl->ctx && dev == cl->dev &&
+             queue_info_uint(q, CL_QUEUE_SIZE) == 4096 &&
+             queue_info_uint(q, CL_QUEUE_REFERENCE_COUNT) == 1,
+          "enqueue: an on-device queue of 4096 bytes: %d, properties %llu, size %u, "
+          "references %u", err, (unsigned long long)props, queue_info_uint(q, CL_QUEUE_SIZE),
+          queue_info_uint(q, CL_QUEUE_REFERENCE_COUNT));
+   cases_in_matrix++;
+   report(unsized && queue_info_uint(unsized, CL_QUEUE_SIZE) == preferred,
+          "enqueue: an on-device queue without CL_QUEUE_SIZE has %u bytes, want the "
+          "preferred %u", queue_info_uint(unsized, CL_QUEUE_SIZE), preferred);
+
+   write_err = clEnqueueWriteBuffer(q, buf, CL_TRUE, 0, sizeof(data), data, 0, NULL, NULL);
+   if (k)
+      clSetKernelArg(k, 0, sizeof(buf), &buf);
+   ndrange_err = k ? clEnqueueNDRangeKernel(q, k, 1, NULL, &global, NULL, 0, NULL, NULL)
+                   : CL_SUCCESS;
+   flush_err = clFlush(q);
+   finish_err = clFinish(q);
+   cases_in_matrix++;
+   report(k && write_err == CL_INVALID_COMMAND_QUEUE && ndrange_err == CL_INVALID_COMMAND_QUEUE &&
+             flush_err == CL_INVALID_COMMAND_QUEUE && finish_err == CL_INVALID_COMMAND_QUEUE,
+          "enqueue: the host cannot use an on-device queue: clEnqueueWriteBuffer %d, "
+          "clEnqueueNDRangeKernel %d, clFlush %d, clFinish %d, want CL_INVALID_COMMAND_QUEUE",
+          write_err, ndrange_err, flush_err, finish_err);
+
+   cases_in_matrix++;
+   err = clRetainCommandQueue(q);
+   cl_uint refs = queue_info_uint(q, CL_QUEUE_REFERENCE_COUNT);
+   cl_int release_err = clReleaseCommandQueue(q);
+   report(err == CL_SUCCESS && refs == 2 && release_err == CL_SUCCESS &&
+             queue_info_uint(q, CL_QUEUE_REFERENCE_COUNT) == 1,
+          "enqueue: clRetainCommandQueue %d (references %u), clReleaseCommandQueue %d on an "
+          "on-device queue", err, refs, release_err);
+
+   if (k)
+      clReleaseKernel(k);
+   if (prog)
+      clReleaseProgram(prog);
+   clReleaseMemObject(buf);
+   if (unsized)
+      clReleaseCommandQueue(unsized);
+   if (q)
+      clReleaseCommandQueue(q);
+}
+
+/* Properties that are not valid for any device. */
+static void
+run_enqueue_queue_errors(struct cl *cl)
+{
+   cl_uint max_size = 0;
+   static const struct {
+      const char *what;
+      cl_command_queue_properties kind;
+      bool sized;
+   } bad[] = {
+      {"CL_QUEUE_ON_DEVICE in order", CL_QUEUE_ON_DEVICE, false},
+      {"CL_QUEUE_ON_DEVICE_DEFAULT without CL_QUEUE_ON_DEVICE",
+       CL_QUEUE_ON_DEVICE_DEFAULT | CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, false},
+      {"CL_QUEUE_SIZE on a host queue", 0, true},
+      {"CL_QUEUE_SIZE 0", ON_DEVICE, true},
+      {"CL_QUEUE_SIZE past the maximum", ON_DEVICE, true},
    };
 
-   for (unsigned i = 0; i < 2; i++) {
-      cl_queue_properties props[] = {CL_QUEUE_PROPERTIES, kinds[i], CL_QUEUE_SIZE, 4096, 0};
+   clGetDeviceInfo(cl->dev, CL_DEVICE_QUEUE_ON_DEVICE_MAX_SIZE, sizeof(max_size), &max_size,
+                   NULL);
+   for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+      cl_queue_properties size = i == 3 ? 0 : i == 4 ? (cl_queue_properties)max_size + 16 : 4096;
+      cl_queue_properties props[] = {CL_QUEUE_PROPERTIES, bad[i].kind, CL_QUEUE_SIZE, size, 0};
       cl_int err = CL_SUCCESS;
-      cl_command_queue q = clCreateCommandQueueWithProperties(cl->ctx, cl->dev, props, &err);
+      cl_command_queue q;
 
+      if (!bad[i].sized)
+         props[2] = 0;
+      q = clCreateCommandQueueWithProperties(cl->ctx, cl->dev, props, &err);
       cases_in_matrix++;
-      report(!q && err == CL_INVALID_QUEUE_PROPERTIES,
-             "enqueue: clCreateCommandQueueWithProperties(CL_QUEUE_ON_DEVICE%s): %d, want "
-             "CL_INVALID_QUEUE_PROPERTIES", i ? " | _DEFAULT" : "", err);
+      report(!q && err == CL_INVALID_VALUE,
+             "enqueue: clCreateCommandQueueWithProperties, %s: %d, want CL_INVALID_VALUE",
+             bad[i].what, err);
       if (q)
          clReleaseCommandQueue(q);
    }
+}
+
+/* The default on-device queue: made once, shared, replaceable. */
+static void
+run_enqueue_default_queue(struct cl *cl)
+{
+   cl_int err1 = CL_SUCCESS, err2 = CL_SUCCESS, err;
+   cl_command_queue first = device_queue(cl, ON_DEVICE_DEFAULT, 4096, &err1);
+   cl_command_queue again = device_queue(cl, ON_DEVICE_DEFAULT, 8192, &err2);
+   cl_command_queue other = device_queue(cl, ON_DEVICE, 4096, NULL);
+
    cases_in_matrix++;
-   cl_int err = clSetDefaultDeviceCommandQueue(cl->ctx, cl->dev, cl->q);
-   report(err == CL_INVALID_OPERATION,
-          "enqueue: clSetDefaultDeviceCommandQueue: %d, want CL_INVALID_OPERATION", err);
+   report(first && first == again && err1 == CL_SUCCESS && err2 == CL_SUCCESS &&
+             queue_info_uint(first, CL_QUEUE_REFERENCE_COUNT) == 2 &&
+             queue_info_queue(cl->q, CL_QUEUE_DEVICE_DEFAULT) == first &&
+             queue_info_queue(other, CL_QUEUE_DEVICE_DEFAULT) == first,
+          "enqueue: CL_QUEUE_ON_DEVICE_DEFAULT twice gives one queue (%s, references %u), "
+          "which CL_QUEUE_DEVICE_DEFAULT names (%s)", first == again ? "same" : "different",
+          queue_info_uint(first, CL_QUEUE_REFERENCE_COUNT),
+          queue_info_queue(cl->q, CL_QUEUE_DEVICE_DEFAULT) == first ? "yes" : "no");
+
+   err = clSetDefaultDeviceCommandQueue(cl->ctx, cl->dev, other);
+   cases_in_matrix++;
+   report(other && err == CL_SUCCESS && queue_info_queue(cl->q, CL_QUEUE_DEVICE_DEFAULT) == other,
+          "enqueue: clSetDefaultDeviceCommandQueue: %d, CL_QUEUE_DEVICE_DEFAULT %s", err,
+          queue_info_queue(cl->q, CL_QUEUE_DEVICE_DEFAULT) == other ? "follows" : "does not "
+          "follow");
+
+   /* Not an on-device queue of this context and device. */
+   cl_context ctx2 = clCreateContext(NULL, 1, &cl->dev, NULL, NULL, NULL);
+   cl_queue_properties props[] = {CL_QUEUE_PROPERTIES, ON_DEVICE, 0};
+   cl_command_queue foreign = ctx2 ? clCreateCommandQueueWithProperties(ctx2, cl->dev, props,
+                                                                          NULL) : NULL;
+   cl_int host_err = clSetDefaultDeviceCommandQueue(cl->ctx, cl->dev, cl->q);
+   cl_int null_err = clSetDefaultDeviceCommandQueue(cl->ctx, cl->dev, NULL);
+   cl_int foreign_err = clSetDefaultDeviceCommandQueue(cl->ctx, cl->dev, foreign);
+   cl_int ctx_err = clSetDefaultDeviceCommandQueue(NULL, cl->dev, other);
+   cases_in_matrix++;
+   report(foreign && host_err == CL_INVALID_COMMAND_QUEUE &&
+             null_err == CL_INVALID_COMMAND_QUEUE && foreign_err == CL_INVALID_COMMAND_QUEUE &&
+             ctx_err == CL_INVALID_CONTEXT &&
+             queue_info_queue(cl->q, CL_QUEUE_DEVICE_DEFAULT) == other,
+          "enqueue: clSetDefaultDeviceCommandQueue of a host queue %d, NULL %d, another "
+          "context's %d, no context %d; the default stays", host_err, null_err, foreign_err,
+          ctx_err);
+
+   if (foreign)
+      clReleaseCommandQueue(foreign);
+   if (ctx2)
+      clReleaseContext(ctx2);
+   if (other)
+      clReleaseCommandQueue(other);
+   if (again)
+      clReleaseCommandQueue(again);
+   if (first)
+      clReleaseCommandQueue(first);
+   /* Released: no default left. */
+   cases_in_matrix++;
+   report(!queue_info_queue(cl->q, CL_QUEUE_DEVICE_DEFAULT),
+          "enqueue: once released, no default on-device queue is left");
+}
+
+/* CL_DEVICE_MAX_ON_DEVICE_QUEUES bounds the queues alive at once. */
+static void
+run_enqueue_queue_limit(struct cl *cl)
+{
+   cl_uint max_queues = 0;
+   cl_command_queue *qs;
+   unsigned made = 0;
+   cl_int err = CL_SUCCESS, again_err = CL_SUCCESS;
+
+   clGetDeviceInfo(cl->dev, CL_DEVICE_MAX_ON_DEVICE_QUEUES, sizeof(max_queues), &max_queues,
+                   NULL);
+   qs = calloc(max_queues + 1, sizeof(*qs));
+   while (qs && made <= max_queues) {
+      qs[made] = device_queue(cl, ON_DEVICE, 4096, &err);
+      if (!qs[made])
+         break;
+      made++;
+   }
+   cl_command_queue again = NULL;
+   if (made) {
+      clReleaseCommandQueue(qs[--made]);
+      again = device_queue(cl, ON_DEVICE, 4096, &again_err);
+   }
+   cases_in_matrix++;
+   report(max_queues && made == max_queues - 1 && err == CL_OUT_OF_RESOURCES && again,
+          "enqueue: %u on-device queues made of %u, then %d; after a release: %d", made + 1,
+          max_queues, err, again_err);
+   if (again)
+      clReleaseCommandQueue(again);
+   while (made)
+      clReleaseCommandQueue(qs[--made]);
+   free(qs);
 }
 
 /* Programs that need what is not built yet: the build fails and says why. */
@@ -317,7 +538,10 @@ void
 run_enqueue(struct cl *cl, bool slice)
 {
    run_enqueue_caps(cl);
-   run_enqueue_queues(cl);
+   run_enqueue_queue_info(cl);
+   run_enqueue_queue_errors(cl);
+   run_enqueue_default_queue(cl);
+   run_enqueue_queue_limit(cl);
    /* Not in the VM's slice, whose stderr must stay empty: spirv_to_nir
     * prints its failure there too. */
    if (!slice)

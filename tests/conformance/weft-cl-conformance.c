@@ -22,7 +22,8 @@
  * weft-cl-conformance-enqueue.c (device-side enqueue),
  * weft-cl-conformance-pipes.c (the pipe builtins and API).
  *
- *   weft-cl-conformance [--slice] [--clc20 | --math | --intel | --pipes | --images] [-v]
+ *   weft-cl-conformance [--slice] [--clc20 | --math | --intel | --pipes | --images |
+ *                        --enqueue] [-v]
  *
  * --slice: SIMD 8, 16 and 32 in one shape (1D, partial last sub-group)
  * for the VM tier: every function at least once per width.  Prints one
@@ -30,7 +31,8 @@
  * OpenCL C 2.0 tests only (weft-cl-clc20.c).  --math: the math functions'
  * accuracy only (weft-cl-conformance-math.c).  --intel: the Intel
  * sub-group families only.  --pipes: the pipe family only.  --images: the
- * images family only (weft-cl-conformance-images.c).
+ * images family only (weft-cl-conformance-images.c).  --enqueue: the
+ * device-side enqueue family only (weft-cl-conformance-enqueue.c).
  */
 #include "weft-cl-conformance.h"
 
@@ -1907,7 +1909,7 @@ int
 main(int argc, char **argv)
 {
    bool slice = false, clc20_only = false, math_only = false, intel_only = false;
-   bool pipes_only = false, images_only = false, only;
+   bool pipes_only = false, images_only = false, enqueue_only = false, only;
    struct cl cl = {0};
    cl_platform_id plats[8];
    cl_uint np = 0;
@@ -1926,15 +1928,17 @@ main(int argc, char **argv)
          pipes_only = true;
       else if (!strcmp(argv[i], "--images"))
          images_only = true;
+      else if (!strcmp(argv[i], "--enqueue"))
+         enqueue_only = true;
       else if (!strcmp(argv[i], "-v"))
          verbose = 1;
       else {
-         fprintf(stderr, "usage: %s [--slice] [--clc20 | --math | --intel | --pipes | --images] [-v]\n",
-                 argv[0]);
+         fprintf(stderr, "usage: %s [--slice] [--clc20 | --math | --intel | --pipes | --images | "
+                 "--enqueue] [-v]\n", argv[0]);
          return 2;
       }
    }
-   only = clc20_only || math_only || intel_only || pipes_only || images_only;
+   only = clc20_only || math_only || intel_only || pipes_only || images_only || enqueue_only;
    if (clGetPlatformIDs(8, plats, &np) || !np) {
       printf("no OpenCL platform\n0 passed, 1 failed\n");
       return 1;
@@ -2009,11 +2013,11 @@ main(int argc, char **argv)
          clReleaseProgram(prog);
    }
    std_tag = "";
-   if (!clc20_only && !intel_only && !pipes_only && !images_only)
+   if (!clc20_only && !intel_only && !pipes_only && !images_only && !enqueue_only)
       run_math(&cl, slice);
    if (!only || images_only)
       run_images(&cl, slice);
-   if (!math_only && !intel_only && !pipes_only && !images_only)
+   if (!math_only && !intel_only && !pipes_only && !images_only && !enqueue_only)
       run_clc20(&cl, slice);
    if (!only) {
       run_work_item_dims(&cl, slice);
@@ -2029,11 +2033,11 @@ main(int argc, char **argv)
    }
    if (!only)
       run_bad_input(&cl, src);
-   if (!clc20_only && !math_only && !pipes_only && !images_only) {
+   if (!clc20_only && !math_only && !pipes_only && !images_only && !enqueue_only) {
       run_intel_subgroups(&cl, slice);
       run_intel_image_blocks(&cl, slice);
    }
-   if (!only)
+   if (!only || enqueue_only)
       run_enqueue(&cl, slice);
    free(src);
    free(src_sg);

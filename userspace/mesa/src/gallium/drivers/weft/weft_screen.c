@@ -409,6 +409,7 @@ weft_screen_create(int fd, const struct pipe_screen_config *config)
    weft_init_screen_resource_functions(p);
    weft_init_screen_fence_functions(p);
    weft_init_screen_caps(s);
+   weft_init_screen_device_queue_functions(p);
    weft_disk_cache_init(s);
    return p;
 }

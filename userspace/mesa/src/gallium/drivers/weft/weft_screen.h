@@ -124,6 +124,9 @@ int weft_buffer_va_create(struct weft_screen *s, uint64_t size, uint32_t flags,
                           struct weft_buffer_va *out);
 void weft_buffer_va_destroy(struct weft_screen *s, struct weft_buffer_va *b);
 
+/* weft_device_queue.c */
+void weft_init_screen_device_queue_functions(struct pipe_screen *pscreen);
+
 /* weft_image.c */
 bool weft_image_format_reported(enum pipe_format format);
 void weft_init_context_image_functions(struct pipe_context *pctx);
