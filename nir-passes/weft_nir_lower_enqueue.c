@@ -24,6 +24,7 @@
  * huge count rather than a wrapped one.
  */
 #include "compiler/nir/nir_builder.h"
+#include "weft/hw/weft_cs_regs.h"
 
 #include "weft_nir_passes.h"
 
@@ -91,4 +92,337 @@ weft_nir_lower_enqueue_queries(nir_shader *nir, unsigned simd, unsigned max_work
 
    return nir_shader_intrinsics_pass(nir, weft_lower_enqueue_query, nir_metadata_control_flow,
                                      &limits);
+}
+
+/*
+ * enqueue_kernel onto the device queue (Documentation/gpu/weft/
+ * device-enqueue.rst): the queue_t is the address of Rusticl's device
+ * enqueue descriptor (core/kernel.rs, Mesa patch 0165: the device queue's
+ * address, then per kernel of the program its code, dispatch parameters
+ * and argument template), and each invocation that enqueues reserves a
+ * record with one atomic add on the device queue's HEAD, writes the
+ * DISPATCH_SCRATCH payload, copies the child's argument template, and the
+ * block literal after it (clang's block kernel takes the literal's
+ * address), and fills in what the child reads of its ndrange.  The batch's
+ * DRAIN_QUEUE runs the record after the parent.
+ */
+#define WEFT_ENQ_DESC_QUEUE        0x00 /* u64 */
+#define WEFT_ENQ_DESC_KERNELS      0x08 /* u32 */
+#define WEFT_ENQ_DESC_ENTRIES      0x10
+#define WEFT_ENQ_ENTRY_SIZE        0x40
+#define WEFT_ENQ_ENTRY_CODE        0x00 /* u64, 0: cannot be enqueued */
+#define WEFT_ENQ_ENTRY_SIMD        0x08
+#define WEFT_ENQ_ENTRY_SHARED      0x0c
+#define WEFT_ENQ_ENTRY_PRIVATE     0x10
+#define WEFT_ENQ_ENTRY_ARGS_SIZE   0x14
+#define WEFT_ENQ_ENTRY_TEMPLATE    0x18 /* from the descriptor */
+#define WEFT_ENQ_ENTRY_LITERAL_AT  0x1c /* in the arguments: the literal's address */
+#define WEFT_ENQ_ENTRY_OFFSET_AT   0x20 /* u64[3] */
+#define WEFT_ENQ_ENTRY_GLOBAL_AT   0x24 /* u64[3] */
+#define WEFT_ENQ_ENTRY_GROUPS_AT   0x28 /* u32[3] */
+#define WEFT_ENQ_ENTRY_DIM_AT      0x2c /* u8 */
+#define WEFT_ENQ_NONE              0xffffffffu
+
+/* OpenCL C's enqueue_kernel results. */
+#define WEFT_CLK_SUCCESS            0
+#define WEFT_CLK_ENQUEUE_FAILURE    -101
+#define WEFT_CLK_INVALID_QUEUE      -102
+#define WEFT_CLK_INVALID_NDRANGE    -160
+#define WEFT_CLK_DEVICE_QUEUE_FULL  -161
+
+static nir_def *
+weft_enq_addr(nir_builder *b, nir_def *base, nir_def *offset)
+{
+   return nir_iadd(b, base, nir_u2u64(b, offset));
+}
+
+static nir_def *
+weft_enq_load32(nir_builder *b, nir_def *base, unsigned offset)
+{
+   return nir_load_global(b, nir_iadd_imm(b, base, offset), 4, 1, 32);
+}
+
+static void
+weft_enq_store32(nir_builder *b, nir_def *base, unsigned offset, nir_def *value)
+{
+   nir_store_global(b, nir_iadd_imm(b, base, offset), 4, nir_u2u32(b, value), 1);
+}
+
+/* Stores the @n components of @v (converted to @bits) at the argument
+ * offset @at (WEFT_ENQ_NONE: the child does not read them). */
+static void
+weft_enq_store_arg(nir_builder *b, nir_def *args, nir_def *at, nir_def *v, unsigned n,
+                   unsigned bits)
+{
+   nir_push_if(b, nir_ine_imm(b, at, WEFT_ENQ_NONE));
+   {
+      nir_def *addr = weft_enq_addr(b, args, at);
+
+      for (unsigned c = 0; c < n; c++) {
+         nir_store_global(b, nir_iadd_imm(b, addr, c * bits / 8), bits / 8,
+                          nir_u2uN(b, nir_channel(b, v, c), bits), 1);
+      }
+   }
+   nir_pop_if(b, NULL);
+}
+
+/* Copies the @size bytes of the block literal at the generic address
+ * @literal (private memory, usually) to @dst in words; a tail of bytes. */
+static void
+weft_enq_copy_literal(nir_builder *b, nir_def *dst, nir_def *literal, unsigned size)
+{
+   nir_deref_instr *words =
+      nir_build_deref_cast(b, literal, nir_var_mem_generic, glsl_uint_type(), 4);
+   nir_deref_instr *bytes =
+      nir_build_deref_cast(b, literal, nir_var_mem_generic, glsl_uint8_t_type(), 1);
+
+   words->cast.align_mul = 4;
+   for (unsigned i = 0; i + 4 <= size; i += 4) {
+      nir_def *v = nir_load_deref(b, nir_build_deref_ptr_as_array(b, words,
+                                                                  nir_imm_int64(b, i / 4)));
+      nir_store_global(b, nir_iadd_imm(b, dst, i), 4, v, 1);
+   }
+   for (unsigned i = size & ~3u; i < size; i++) {
+      nir_def *v = nir_load_deref(b, nir_build_deref_ptr_as_array(b, bytes, nir_imm_int64(b, i)));
+      nir_store_global(b, nir_iadd_imm(b, dst, i), 1, v, 1);
+   }
+}
+
+struct weft_enq_ndrange {
+   nir_def *dim, *offset, *global, *local, *groups;
+   nir_def *valid;
+};
+
+/* An ndrange the child can run with: 1 to 3 dimensions, each of 1 to
+ * 2^32 - 1 work-items; a local size given in every used dimension or in
+ * none (then the manual's rule picks it), at most the largest work-group.
+ * Dimensions past the work dimension: size 1, offset 0. */
+static struct weft_enq_ndrange
+weft_enq_ndrange(nir_builder *b, nir_intrinsic_instr *intr, unsigned max_wg)
+{
+   struct weft_enq_ndrange r = { .dim = nir_u2u32(b, intr->src[2].ssa) };
+   nir_def *offset[3], *global[3], *local[3], *groups[3];
+   nir_def *any_local = nir_imm_false(b), *all_local = nir_imm_true(b);
+   nir_def *valid = nir_iand(b, nir_uge_imm(b, r.dim, 1), nir_ule_imm(b, r.dim, 3));
+
+   for (unsigned c = 0; c < 3; c++) {
+      nir_def *used = nir_ult(b, nir_imm_int(b, c), r.dim);
+      nir_def *g = nir_channel(b, intr->src[4].ssa, c);
+      nir_def *l = nir_channel(b, intr->src[5].ssa, c);
+
+      offset[c] = nir_bcsel(b, used, nir_channel(b, intr->src[3].ssa, c), nir_imm_int64(b, 0));
+      global[c] = nir_bcsel(b, used, g, nir_imm_int64(b, 1));
+      local[c] = nir_bcsel(b, used, l, nir_imm_int64(b, 1));
+      valid = nir_iand(b, valid, nir_inot(b, nir_iand(b, used, nir_ior(b, nir_ieq_imm(b, g, 0),
+                                                                     nir_ugt_imm(b, g, UINT32_MAX)))));
+      any_local = nir_ior(b, any_local, nir_iand(b, used, nir_ine_imm(b, l, 0)));
+      all_local = nir_iand(b, all_local, nir_inot(b, nir_iand(b, used, nir_ieq_imm(b, l, 0))));
+   }
+   /* No local size: the first dimension's global size, at most the largest
+    * work-group, by 1 by 1. */
+   nir_def *picked = nir_umin(b, global[0], nir_imm_int64(b, max_wg));
+   local[0] = nir_bcsel(b, any_local, local[0], picked);
+   local[1] = nir_bcsel(b, any_local, local[1], nir_imm_int64(b, 1));
+   local[2] = nir_bcsel(b, any_local, local[2], nir_imm_int64(b, 1));
+   nir_def *items = nir_imul(b, nir_imul(b, nir_umin(b, local[0], nir_imm_int64(b, max_wg + 1)),
+                                         nir_umin(b, local[1], nir_imm_int64(b, max_wg + 1))),
+                             nir_umin(b, local[2], nir_imm_int64(b, max_wg + 1)));
+   valid = nir_iand(b, valid, nir_ior(b, nir_inot(b, any_local), all_local));
+   valid = nir_iand(b, valid, nir_ule_imm(b, items, max_wg));
+   for (unsigned c = 0; c < 3; c++) {
+      /* local is at least 1 once valid; the division must not trap before. */
+      nir_def *l = nir_umax(b, local[c], nir_imm_int64(b, 1));
+      groups[c] = nir_udiv(b, nir_iadd(b, global[c], nir_iadd_imm(b, l, -1)), l);
+   }
+   r.offset = nir_vec(b, offset, 3);
+   r.global = nir_vec(b, global, 3);
+   r.local = nir_vec(b, local, 3);
+   r.groups = nir_vec(b, groups, 3);
+   r.valid = valid;
+   return r;
+}
+
+/* Writes the record at @rec for kernel @entry of the descriptor @desc. */
+static void
+weft_enq_write_record(nir_builder *b, nir_intrinsic_instr *intr, nir_def *desc, nir_def *entry,
+                      nir_def *rec, nir_def *len, const struct weft_enq_ndrange *nd)
+{
+   nir_def *flags = nir_iand_imm(b, nir_u2u32(b, intr->src[1].ssa), 3);
+   nir_def *args = nir_iadd_imm(b, rec, WEFT_DQ_REC_ARGS);
+   nir_def *code = nir_load_global(b, entry, 8, 1, 64);
+   nir_def *args_size = weft_enq_load32(b, entry, WEFT_ENQ_ENTRY_ARGS_SIZE);
+   nir_def *payload = nir_iadd_imm(b, rec, WEFT_DQ_REC_DISPATCH);
+
+   weft_enq_store32(b, rec, WEFT_DQ_REC_LEN, len);
+   weft_enq_store32(b, rec, WEFT_DQ_REC_KIND,
+                    nir_ior_imm(b, nir_ishl_imm(b, flags, WEFT_DQ_REC_FLAGS_SHIFT),
+                                WEFT_DQ_REC_KERNEL));
+   weft_enq_store32(b, rec, WEFT_DQ_REC_SIGNAL, nir_imm_int(b, WEFT_DQ_SIGNAL_NONE));
+   weft_enq_store32(b, rec, WEFT_DQ_REC_NUM_WAITS, nir_imm_int(b, 0));
+   weft_enq_store32(b, rec, WEFT_DQ_REC_STATE, nir_imm_int(b, 0));
+   weft_enq_store32(b, rec, WEFT_DQ_REC_STATE + 4, nir_imm_int(b, 0));
+   weft_enq_store32(b, rec, WEFT_DQ_REC_STATE + 8, nir_imm_int(b, 0));
+
+   /* DISPATCH_SCRATCH's payload: code, arguments, SIMD, global size,
+    * local size, offset (Rusticl's argument carries it), local and
+    * private memory. */
+   nir_store_global(b, payload, 8, code, 1);
+   nir_store_global(b, nir_iadd_imm(b, payload, 8), 8, args, 1);
+   weft_enq_store32(b, payload, 16, weft_enq_load32(b, entry, WEFT_ENQ_ENTRY_SIMD));
+   for (unsigned c = 0; c < 3; c++) {
+      weft_enq_store32(b, payload, 20 + 4 * c, nir_channel(b, nd->global, c));
+      weft_enq_store32(b, payload, 32 + 4 * c, nir_channel(b, nd->local, c));
+      weft_enq_store32(b, payload, 44 + 4 * c, nir_imm_int(b, 0));
+   }
+   weft_enq_store32(b, payload, 56, weft_enq_load32(b, entry, WEFT_ENQ_ENTRY_SHARED));
+   weft_enq_store32(b, payload, 60, weft_enq_load32(b, entry, WEFT_ENQ_ENTRY_PRIVATE));
+
+   /* The argument template, a word at a time. */
+   nir_def *template = weft_enq_addr(b, desc, weft_enq_load32(b, entry, WEFT_ENQ_ENTRY_TEMPLATE));
+   nir_def *words = nir_ushr_imm(b, nir_iadd_imm(b, args_size, 3), 2);
+   nir_variable *i_var = nir_local_variable_create(b->impl, glsl_uint_type(), "weft_enq_i");
+   nir_store_var(b, i_var, nir_imm_int(b, 0), 1);
+   nir_push_loop(b);
+   {
+      nir_def *i = nir_load_var(b, i_var);
+      nir_break_if(b, nir_uge(b, i, words));
+      nir_def *off = nir_ishl_imm(b, i, 2);
+      nir_store_global(b, weft_enq_addr(b, args, off), 4,
+                       nir_load_global(b, weft_enq_addr(b, template, off), 4, 1, 32), 1);
+      nir_store_var(b, i_var, nir_iadd_imm(b, i, 1), 1);
+   }
+   nir_pop_loop(b, NULL);
+
+   /* The block literal after the template, its (global) address the
+    * child's argument. */
+   nir_def *literal = weft_enq_addr(b, args, nir_iand_imm(b, nir_iadd_imm(b, args_size, 15), ~15));
+   nir_def *literal_at = weft_enq_load32(b, entry, WEFT_ENQ_ENTRY_LITERAL_AT);
+   weft_enq_copy_literal(b, literal, intr->src[9].ssa, nir_intrinsic_range(intr));
+   nir_push_if(b, nir_ine_imm(b, literal_at, WEFT_ENQ_NONE));
+   nir_store_global(b, weft_enq_addr(b, args, literal_at), 8, literal, 1);
+   nir_pop_if(b, NULL);
+
+   weft_enq_store_arg(b, args, weft_enq_load32(b, entry, WEFT_ENQ_ENTRY_OFFSET_AT), nd->offset,
+                      3, 64);
+   weft_enq_store_arg(b, args, weft_enq_load32(b, entry, WEFT_ENQ_ENTRY_GLOBAL_AT), nd->global,
+                      3, 64);
+   weft_enq_store_arg(b, args, weft_enq_load32(b, entry, WEFT_ENQ_ENTRY_GROUPS_AT), nd->groups,
+                      3, 32);
+   weft_enq_store_arg(b, args, weft_enq_load32(b, entry, WEFT_ENQ_ENTRY_DIM_AT), nd->dim, 1, 8);
+}
+
+/* Sets @ret to @value. */
+static void
+weft_enq_result(nir_builder *b, nir_variable *ret, int value)
+{
+   nir_store_var(b, ret, nir_imm_int(b, value), 1);
+}
+
+static bool
+weft_lower_enqueue_kernel(nir_builder *b, nir_intrinsic_instr *intr, void *data)
+{
+   const unsigned *max_wg = data;
+
+   if (intr->intrinsic != nir_intrinsic_enqueue_kernel)
+      return false;
+
+   b->cursor = nir_before_instr(&intr->instr);
+   nir_variable *ret = nir_local_variable_create(b->impl, glsl_int_type(), "weft_enq_ret");
+   nir_def *desc = intr->src[0].ssa;
+   unsigned kernel = nir_intrinsic_kernel_index(intr);
+   nir_def *events = nir_ior(b, nir_ine_imm(b, nir_u2u32(b, intr->src[6].ssa), 0),
+                             nir_ine_imm(b, intr->src[8].ssa, 0));
+
+   weft_enq_result(b, ret, WEFT_CLK_INVALID_QUEUE);
+   nir_push_if(b, nir_ine_imm(b, desc, 0));
+   {
+      nir_def *entry = nir_iadd_imm(b, desc, WEFT_ENQ_DESC_ENTRIES + kernel * WEFT_ENQ_ENTRY_SIZE);
+      nir_def *kernels = weft_enq_load32(b, desc, WEFT_ENQ_DESC_KERNELS);
+
+      /* A kernel the descriptor cannot enqueue (images, printf, local
+       * memory arguments), and events, which are not built yet: failure. */
+      weft_enq_result(b, ret, WEFT_CLK_ENQUEUE_FAILURE);
+      nir_push_if(b, nir_iand(b, nir_ult(b, nir_imm_int(b, kernel), kernels), nir_inot(b, events)));
+      {
+         nir_def *code = nir_load_global(b, entry, 8, 1, 64);
+
+         nir_push_if(b, nir_ine_imm(b, code, 0));
+         {
+            struct weft_enq_ndrange nd = weft_enq_ndrange(b, intr, *max_wg);
+
+            weft_enq_result(b, ret, WEFT_CLK_INVALID_NDRANGE);
+            nir_push_if(b, nd.valid);
+            {
+               nir_def *dq = nir_load_global(b, nir_iadd_imm(b, desc, WEFT_ENQ_DESC_QUEUE), 8, 1,
+                                             64);
+               nir_def *depth = weft_enq_load32(b, dq, WEFT_DQ_DEPTH);
+               nir_def *limit = weft_enq_load32(b, dq, WEFT_DQ_DEPTH_LIMIT);
+
+               limit = nir_bcsel(b, nir_ieq_imm(b, limit, 0),
+                                 nir_imm_int(b, WEFT_DQ_DEPTH_DEFAULT), limit);
+               weft_enq_result(b, ret, WEFT_CLK_ENQUEUE_FAILURE);
+               nir_push_if(b, nir_ult(b, depth, limit));
+               {
+                  nir_def *size = weft_enq_load32(b, dq, WEFT_DQ_SIZE);
+                  nir_def *args_size = weft_enq_load32(b, entry, WEFT_ENQ_ENTRY_ARGS_SIZE);
+                  /* header, arguments, then the block literal */
+                  nir_def *args_end = nir_iand_imm(b, nir_iadd_imm(b, args_size, 15), ~15);
+                  nir_def *len = nir_iand_imm(b, nir_iadd_imm(b, args_end, WEFT_DQ_REC_ARGS +
+                                                              nir_intrinsic_range(intr) + 15),
+                                              ~15);
+                  nir_def *head_addr = nir_iadd_imm(b, dq, WEFT_DQ_HEAD);
+
+                  /* Full already: reserve nothing, so HEAD cannot wrap. */
+                  weft_enq_result(b, ret, WEFT_CLK_DEVICE_QUEUE_FULL);
+                  nir_push_if(b, nir_ult(b, weft_enq_load32(b, dq, WEFT_DQ_HEAD), size));
+                  {
+                     nir_def *old = nir_global_atomic(b, 32, head_addr, len,
+                                                      .atomic_op = nir_atomic_op_iadd);
+                     nir_def *end = nir_iadd(b, old, len);
+                     nir_def *rec = weft_enq_addr(b, dq, nir_iadd_imm(b, old, WEFT_DQ_HEADER_SIZE));
+
+                     nir_push_if(b, nir_ult(b, size, end));
+                     {
+                        /* The one reservation that straddles the end pads it. */
+                        nir_push_if(b, nir_ult(b, old, size));
+                        weft_enq_store32(b, rec, WEFT_DQ_REC_LEN, nir_isub(b, size, old));
+                        weft_enq_store32(b, rec, WEFT_DQ_REC_KIND, nir_imm_int(b, WEFT_DQ_REC_PAD));
+                        nir_pop_if(b, NULL);
+                     }
+                     nir_push_else(b, NULL);
+                     {
+                        weft_enq_write_record(b, intr, desc, entry, rec, len, &nd);
+                        weft_enq_result(b, ret, WEFT_CLK_SUCCESS);
+                     }
+                     nir_pop_if(b, NULL);
+                  }
+                  nir_pop_if(b, NULL);
+               }
+               nir_pop_if(b, NULL);
+            }
+            nir_pop_if(b, NULL);
+         }
+         nir_pop_if(b, NULL);
+      }
+      nir_pop_if(b, NULL);
+   }
+   nir_pop_if(b, NULL);
+
+   nir_def_replace(&intr->def, nir_u2uN(b, nir_load_var(b, ret), intr->def.bit_size));
+   return true;
+}
+
+bool
+weft_nir_lower_enqueue_kernel(nir_shader *nir, unsigned max_workgroup_size)
+{
+   if (!nir_shader_intrinsics_pass(nir, weft_lower_enqueue_kernel, nir_metadata_none,
+                                   &max_workgroup_size))
+      return false;
+   /* The result and the loop counters are variables, made values first:
+    * lowering generic access lowers function_temp with it.  The block
+    * literals are read through generic pointers. */
+   NIR_PASS(_, nir, nir_lower_vars_to_ssa);
+   NIR_PASS(_, nir, nir_lower_explicit_io, nir_var_mem_generic,
+            nir_address_format_62bit_generic);
+   return true;
 }

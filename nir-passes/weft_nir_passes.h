@@ -52,6 +52,12 @@ bool weft_nir_lower_ldexp(nir_shader *nir);
 bool weft_nir_lower_enqueue_queries(nir_shader *nir, unsigned simd,
                                     unsigned max_workgroup_size);
 
+/* enqueue_kernel onto the device queue that the queue_t's device enqueue
+ * descriptor (Rusticl's, Mesa patch 0165) names: a record per enqueue,
+ * reserved with one atomic add, children of work-groups up to
+ * @max_workgroup_size (weft_nir_lower_enqueue.c). */
+bool weft_nir_lower_enqueue_kernel(nir_shader *nir, unsigned max_workgroup_size);
+
 /* The intrinsics weft_nir_lower_workgroup_collectives lowers. */
 static inline bool
 weft_nir_is_workgroup_collective(nir_intrinsic_op op)

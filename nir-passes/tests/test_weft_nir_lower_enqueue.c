@@ -7,6 +7,13 @@
  * sub-groups, with and without a local size; with sizes NIR cannot fold,
  * no query is left.  (That the children run with these sub-groups is
  * checked by the OpenCL conformance suite.)
+ *
+ * weft_nir_lower_enqueue_kernel: every enqueue_kernel becomes one
+ * reservation (an atomic add on the device queue's HEAD), one copy loop
+ * for the argument template, and reads of the block literal through its
+ * generic address, word by word; a kernel without one is left alone.
+ * (What the records hold is checked by running them, in the conformance
+ * suite.)
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -196,6 +203,81 @@ check_no_queries(void)
    return ok;
 }
 
+struct enqueue_counts {
+   unsigned enqueues, atomics, scratch_loads;
+};
+
+static void
+count_enqueue(nir_intrinsic_instr *intr, void *data)
+{
+   struct enqueue_counts *c = data;
+
+   switch (intr->intrinsic) {
+   case nir_intrinsic_enqueue_kernel:
+      c->enqueues++;
+      break;
+   case nir_intrinsic_global_atomic:
+      c->atomics += nir_intrinsic_atomic_op(intr) == nir_atomic_op_iadd;
+      break;
+   case nir_intrinsic_load_scratch:
+      c->scratch_loads++;
+      break;
+   default:
+      break;
+   }
+}
+
+/* Two enqueues of a 24-byte block literal: two reservations, two template
+ * copies, the literal read as six words each (from private memory among
+ * the others). */
+static bool
+check_enqueue_kernel(void)
+{
+   nir_builder b = weft_nir_test_kernel(&options, "enqueue");
+   bool ok = true;
+   struct enqueue_counts c = {0};
+
+   const uint64_t global[3] = {64, 1, 1}, local[3] = {16, 0, 0}, offset[3] = {0, 0, 0};
+
+   /* Rusticl's kernels have 64-bit pointers, the block literal's too. */
+   b.shader->info.cs.ptr_size = 64;
+
+   for (unsigned i = 0; i < 2; i++) {
+      nir_def *queue = nir_load_global(&b, nir_imm_int64(&b, 0x20000), 8, 1, 64);
+      nir_def *literal = nir_load_global(&b, nir_imm_int64(&b, 0x20008), 8, 1, 64);
+      nir_def *r = nir_enqueue_kernel(&b, queue, nir_imm_int(&b, 0), nir_imm_int(&b, 1),
+                                      imm_vec3(&b, offset), imm_vec3(&b, global),
+                                      imm_vec3(&b, local), nir_imm_int(&b, 0),
+                                      nir_imm_int64(&b, 0), nir_imm_int64(&b, 0), literal,
+                                      .kernel_index = i, .range = 24, .align_mul = 8);
+      nir_store_global(&b, nir_imm_int64(&b, 0x10000 + 4 * i), 4, r, 1);
+   }
+   nir_validate_shader(b.shader, "before");
+   CHECK(weft_nir_lower_enqueue_kernel(b.shader, MAX_WG), "no progress");
+   nir_validate_shader(b.shader, "after weft_nir_lower_enqueue_kernel");
+   weft_nir_test_foreach_intrinsic(b.shader, count_enqueue, &c);
+   CHECK(c.enqueues == 0, "%u enqueue_kernel left", c.enqueues);
+   CHECK(c.atomics == 2, "%u reservations, want 2", c.atomics);
+   CHECK(weft_nir_test_count_loops(b.shader) == 2, "%u loops, want 2 template copies",
+         weft_nir_test_count_loops(b.shader));
+   CHECK(c.scratch_loads == 12, "%u words of the literals read from private memory, want 12",
+         c.scratch_loads);
+   ralloc_free(b.shader);
+   return ok;
+}
+
+static bool
+check_no_enqueue(void)
+{
+   nir_builder b = weft_nir_test_kernel(&options, "none");
+   bool ok = true;
+
+   nir_store_global(&b, nir_imm_int64(&b, 0x10000), 4, nir_imm_int(&b, 7), 1);
+   CHECK(!weft_nir_lower_enqueue_kernel(b.shader, MAX_WG), "progress without enqueue_kernel");
+   ralloc_free(b.shader);
+   return ok;
+}
+
 int
 main(void)
 {
@@ -223,5 +305,8 @@ main(void)
    }
    weft_nir_test_report(check_runtime_sizes(), "the ndrange queries of sizes read from memory");
    weft_nir_test_report(check_no_queries(), "a kernel without queries is left alone");
+   weft_nir_test_report(check_enqueue_kernel(), "enqueue_kernel: a reservation, a template "
+                        "copy and the literal's words each");
+   weft_nir_test_report(check_no_enqueue(), "a kernel without enqueue_kernel is left alone");
    return weft_nir_test_end();
 }

@@ -302,14 +302,6 @@ run_enqueue_programs(struct cl *cl)
    static const struct {
       const char *what, *std, *log, *src;
    } progs[] = {
-      /* The compiler takes enqueue_kernel to the driver, which has no
-       * on-device queue yet. */
-      {"enqueue_kernel of a block", "-cl-std=CL2.0", "enqueue_kernel",
-       "kernel void k(global int *out)\n"
-       "{\n"
-       "   enqueue_kernel(get_default_queue(), CLK_ENQUEUE_FLAGS_WAIT_KERNEL, ndrange_1D(4),\n"
-       "                  ^{ out[get_global_id(0)] = 1; });\n"
-       "}\n"},
       {"enqueue_kernel of a block with a local-memory argument", "-cl-std=CL2.0",
        "local-memory arguments",
        "kernel void k(global int *out)\n"
@@ -534,6 +526,365 @@ run_enqueue_still_works(struct cl *cl)
       clReleaseProgram(prog);
 }
 
+/* --- enqueue_kernel: children run on the default on-device queue -------- */
+
+#define CLK_ENQUEUE_FAILURE -101
+#define CLK_INVALID_QUEUE -102
+#define CLK_INVALID_NDRANGE -160
+#define CLK_DEVICE_QUEUE_FULL -161
+
+/* Makes an on-device queue of @size bytes the default one (NULL: it could
+ * not be made). */
+static cl_command_queue
+make_default_queue(struct cl *cl, cl_uint size)
+{
+   cl_command_queue q = device_queue(cl, ON_DEVICE, size, NULL);
+
+   if (q && clSetDefaultDeviceCommandQueue(cl->ctx, cl->dev, q) != CL_SUCCESS) {
+      clReleaseCommandQueue(q);
+      return NULL;
+   }
+   return q;
+}
+
+/* Runs kernel @name of @src over @global work-items in work-groups of
+ * @local with an int buffer of @n elements (filled with 0xa5 bytes) and
+ * an int argument; false when it did not build or run. */
+static bool
+run_parent(struct cl *cl, const char *src, const char *name, size_t global, size_t local,
+           int32_t *out, size_t n, int arg)
+{
+   const struct shape s = {"1d", 1, {global, 1, 1}, {local, 1, 1}};
+   cl_program prog = build(cl, src, 16, "-cl-std=CL2.0");
+   bool ran = prog && run_with_arg(cl, prog, name, &s, NULL, 0, out, n * sizeof(*out), &arg,
+                                   sizeof(arg));
+
+   if (prog)
+      clReleaseProgram(prog);
+   return ran;
+}
+
+/* Every flag, every ndrange form: the children see the ndrange they were
+ * given. */
+static void
+run_enqueue_children(struct cl *cl)
+{
+   static const char src[] =
+      "#define CHILD(I) \\\n"
+      "   out[16 + 4 * (I) + 0] = get_global_id(0); \\\n"
+      "   out[16 + 4 * (I) + 1] = get_global_id(1) * 100 + get_global_id(2); \\\n"
+      "   out[16 + 4 * (I) + 2] = get_num_groups(0) * 10000 + get_num_groups(1) * 100 + \\\n"
+      "                           get_num_groups(2); \\\n"
+      "   out[16 + 4 * (I) + 3] = get_work_dim() * 1000000 + get_global_size(0) * 10000 + \\\n"
+      "                           get_local_size(0) * 100 + base\n"
+      "kernel void flags(global int *out, int base)\n"
+      "{\n"
+      "   size_t id = get_global_id(0);\n"
+      "   kernel_enqueue_flags_t f[3] = { CLK_ENQUEUE_FLAGS_NO_WAIT, CLK_ENQUEUE_FLAGS_WAIT_KERNEL,\n"
+      "                                   CLK_ENQUEUE_FLAGS_WAIT_WORK_GROUP };\n"
+      "   out[id] = enqueue_kernel(get_default_queue(), f[id % 3], ndrange_1D(4, 2),\n"
+      "                            ^{ size_t i = id * 4 + get_global_id(0); CHILD(i); });\n"
+      "}\n"
+      "kernel void offset_1d(global int *out, int base)\n"
+      "{\n"
+      "   out[0] = enqueue_kernel(get_default_queue(), CLK_ENQUEUE_FLAGS_NO_WAIT,\n"
+      "                           ndrange_1D(100, 10, 5),\n"
+      "                           ^{ CHILD(get_global_id(0) - 100); });\n"
+      "}\n"
+      "kernel void nd_2d(global int *out, int base)\n"
+      "{\n"
+      "   const size_t g[2] = {6, 4}, l[2] = {3, 2};\n"
+      "   out[0] = enqueue_kernel(get_default_queue(), CLK_ENQUEUE_FLAGS_NO_WAIT, ndrange_2D(g, l),\n"
+      "                           ^{ CHILD(get_global_id(1) * 6 + get_global_id(0)); });\n"
+      "}\n"
+      "kernel void nd_3d(global int *out, int base)\n"
+      "{\n"
+      "   const size_t g[3] = {4, 3, 2};\n"
+      "   out[0] = enqueue_kernel(get_default_queue(), CLK_ENQUEUE_FLAGS_NO_WAIT, ndrange_3D(g),\n"
+      "                           ^{ CHILD((get_global_id(2) * 3 + get_global_id(1)) * 4 +\n"
+      "                                    get_global_id(0)); });\n"
+      "}\n";
+   static const struct {
+      const char *name;
+      unsigned parents, dim;
+      size_t offset, global[3], local[3];
+   } cases[] = {
+      {"flags", 3, 1, 0, {4, 1, 1}, {2, 1, 1}},
+      {"offset_1d", 1, 1, 100, {10, 1, 1}, {5, 1, 1}},
+      {"nd_2d", 1, 2, 0, {6, 4, 1}, {3, 2, 1}},
+      /* no local size: the first dimension's global size, by 1 by 1 */
+      {"nd_3d", 1, 3, 0, {4, 3, 2}, {4, 1, 1}},
+   };
+
+   for (unsigned c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+      int32_t out[16 + 4 * 24];
+      size_t items = cases[c].global[0] * cases[c].global[1] * cases[c].global[2];
+      int base = 7 + (int)c;
+      bool ran = run_parent(cl, src, cases[c].name, cases[c].parents, cases[c].parents, out,
+                            16 + 4 * 24, base);
+      bool ok = ran;
+      unsigned bad = 0;
+
+      for (unsigned p = 0; ok && p < cases[c].parents; p++)
+         ok &= out[p] == 0;
+      for (size_t i = 0; ran && i < cases[c].parents * items; i++) {
+         size_t in_parent = i % items;
+         size_t g0 = cases[c].global[0], g1 = cases[c].global[1];
+         size_t x = in_parent % g0, y = in_parent / g0 % g1, z = in_parent / g0 / g1;
+         int32_t want[4] = {
+            (int32_t)(x + cases[c].offset),
+            (int32_t)(y * 100 + z),
+            (int32_t)(((g0 + cases[c].local[0] - 1) / cases[c].local[0]) * 10000 +
+                      ((g1 + cases[c].local[1] - 1) / cases[c].local[1]) * 100 +
+                      (cases[c].global[2] + cases[c].local[2] - 1) / cases[c].local[2]),
+            (int32_t)(cases[c].dim * 1000000 + g0 * 10000 + cases[c].local[0] * 100 + base),
+         };
+         /* the flags family: children of parent p at p * 4 */
+         for (unsigned k = 0; k < 4; k++) {
+            if (out[16 + 4 * i + k] != want[k]) {
+               if (!bad++)
+                  fprintf(stderr, "enqueue %s: child %zu word %u: %d, want %d\n",
+                          cases[c].name, i, k, out[16 + 4 * i + k], want[k]);
+               ok = false;
+            }
+         }
+      }
+      cases_in_matrix++;
+      report(ok, "enqueue: enqueue_kernel, %s: results %d.., children %s", cases[c].name,
+             ran ? out[0] : 0, bad ? "wrong" : "right");
+   }
+}
+
+/* Three levels deep: a child's child's child. */
+static void
+run_enqueue_nested(struct cl *cl)
+{
+   static const char src[] =
+      "kernel void nest(global int *out, int base)\n"
+      "{\n"
+      "   out[0] = enqueue_kernel(get_default_queue(), CLK_ENQUEUE_FLAGS_WAIT_KERNEL,\n"
+      "                           ndrange_1D(1), ^{\n"
+      "      out[1] = enqueue_kernel(get_default_queue(), CLK_ENQUEUE_FLAGS_WAIT_KERNEL,\n"
+      "                              ndrange_1D(1), ^{\n"
+      "         out[2] = enqueue_kernel(get_default_queue(), CLK_ENQUEUE_FLAGS_WAIT_KERNEL,\n"
+      "                                 ndrange_1D(8), ^{\n"
+      "            out[3 + get_global_id(0)] = base * (int)get_global_id(0);\n"
+      "         });\n"
+      "      });\n"
+      "   });\n"
+      "}\n";
+   int32_t out[11];
+   bool ran = run_parent(cl, src, "nest", 1, 1, out, 11, 5), ok = ran;
+
+   for (unsigned i = 0; ok && i < 3; i++)
+      ok &= out[i] == 0;
+   for (unsigned i = 0; ok && i < 8; i++)
+      ok &= out[3 + i] == 5 * (int)i;
+   cases_in_matrix++;
+   report(ok, "enqueue: nested three levels deep: %d %d %d, the last level wrote %d .. %d",
+          out[0], out[1], out[2], out[3], out[10]);
+}
+
+/* One child per work-item of a large parent. */
+static void
+run_enqueue_many(struct cl *cl, size_t parents)
+{
+   static const char src[] =
+      "kernel void many(global int *out, int base)\n"
+      "{\n"
+      "   size_t id = get_global_id(0);\n"
+      "   out[id] = enqueue_kernel(get_default_queue(), CLK_ENQUEUE_FLAGS_NO_WAIT, ndrange_1D(1),\n"
+      "                            ^{ out[base + id] = (int)id * 3; });\n"
+      "}\n";
+   int32_t *out = malloc(2 * parents * sizeof(*out));
+   /* a big enough default queue for them all */
+   cl_command_queue q = make_default_queue(cl, 16 * 1024 * 1024);
+   bool ran = out && q && run_parent(cl, src, "many", parents, 64, out, 2 * parents,
+                                     (int)parents);
+   size_t failed = 0, wrong = 0;
+
+   for (size_t i = 0; ran && i < parents; i++) {
+      failed += out[i] != 0;
+      wrong += out[parents + i] != (int32_t)i * 3;
+   }
+   cases_in_matrix++;
+   report(ran && !failed && !wrong, "enqueue: %zu children, one per work-item: %zu failed to "
+          "enqueue, %zu wrote a wrong value", parents, failed, wrong);
+   if (q)
+      clReleaseCommandQueue(q);
+   free(out);
+}
+
+/* A full queue: enqueue_kernel says CLK_DEVICE_QUEUE_FULL, exactly the
+ * children it accepted run, and a later parent finds the queue empty. */
+static void
+run_enqueue_queue_full(struct cl *cl)
+{
+   static const char src[] =
+      "kernel void full(global int *out, int n)\n"
+      "{\n"
+      "   size_t id = get_global_id(0);\n"
+      "   out[id] = enqueue_kernel(get_default_queue(), CLK_ENQUEUE_FLAGS_NO_WAIT, ndrange_1D(1),\n"
+      "                            ^{ out[n + id] = 1; });\n"
+      "}\n";
+   enum { N = 256 };
+   int32_t out[2 * N];
+   cl_command_queue q = make_default_queue(cl, 4096);
+
+   for (unsigned round = 0; round < 2; round++) {
+      bool ran = q && run_parent(cl, src, "full", N, 64, out, 2 * N, N);
+      unsigned ok_count = 0, full = 0, other = 0, mismatched = 0;
+
+      for (unsigned i = 0; ran && i < N; i++) {
+         ok_count += out[i] == 0;
+         full += out[i] == CLK_DEVICE_QUEUE_FULL;
+         other += out[i] != 0 && out[i] != CLK_DEVICE_QUEUE_FULL;
+         mismatched += (out[i] == 0) != (out[N + i] == 1);
+      }
+      cases_in_matrix++;
+      report(ran && ok_count && full && !other && !mismatched,
+             "enqueue: a queue of 4096 bytes, %u children (round %u): %u enqueued, %u "
+             "CLK_DEVICE_QUEUE_FULL, %u other results, %u ran when they should not or did not "
+             "when they should", N, round + 1, ok_count, full, other, mismatched);
+   }
+   if (q)
+      clReleaseCommandQueue(q);
+}
+
+/* An ndrange a child cannot run with: CLK_INVALID_NDRANGE, and no child. */
+static void
+run_enqueue_invalid_ndrange(struct cl *cl)
+{
+   static const char src[] =
+      "kernel void bad(global int *out, int max_wg)\n"
+      "{\n"
+      "   out[0] = enqueue_kernel(get_default_queue(), CLK_ENQUEUE_FLAGS_NO_WAIT,\n"
+      "                           ndrange_1D(max_wg + 1, max_wg + 1), ^{ out[8] = 1; });\n"
+      "   out[1] = enqueue_kernel(get_default_queue(), CLK_ENQUEUE_FLAGS_NO_WAIT,\n"
+      "                           ndrange_1D(0), ^{ out[9] = 1; });\n"
+      "   const size_t g[2] = {4, 4}, l[2] = {2, 0};\n"
+      "   out[2] = enqueue_kernel(get_default_queue(), CLK_ENQUEUE_FLAGS_NO_WAIT,\n"
+      "                           ndrange_2D(g, l), ^{ out[10] = 1; });\n"
+      "}\n";
+   int32_t out[12];
+   size_t max_wg = 0;
+   cl_command_queue q = make_default_queue(cl, 0);
+
+   clGetDeviceInfo(cl->dev, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof(max_wg), &max_wg, NULL);
+   bool ran = q && run_parent(cl, src, "bad", 1, 1, out, 12, (int)max_wg);
+   cases_in_matrix++;
+   report(ran && out[0] == CLK_INVALID_NDRANGE && out[1] == CLK_INVALID_NDRANGE &&
+             out[2] == CLK_INVALID_NDRANGE && out[8] != 1 && out[9] != 1 && out[10] != 1,
+          "enqueue: a local size past the largest work-group %d, a global size of 0 %d, a "
+          "local size of 0 in one dimension %d: want CLK_INVALID_NDRANGE and no child",
+          out[0], out[1], out[2]);
+   if (q)
+      clReleaseCommandQueue(q);
+}
+
+/* Without a default on-device queue: CLK_INVALID_QUEUE. */
+static void
+run_enqueue_no_queue(struct cl *cl)
+{
+   static const char src[] =
+      "kernel void none(global int *out, int base)\n"
+      "{\n"
+      "   out[0] = enqueue_kernel(get_default_queue(), CLK_ENQUEUE_FLAGS_NO_WAIT, ndrange_1D(1),\n"
+      "                           ^{ out[1] = base; });\n"
+      "}\n";
+   int32_t out[2];
+   bool ran = run_parent(cl, src, "none", 1, 1, out, 2, 3);
+
+   cases_in_matrix++;
+   report(ran && out[0] == CLK_INVALID_QUEUE && out[1] != 3,
+          "enqueue: no default on-device queue: %d, want CLK_INVALID_QUEUE", out[0]);
+}
+
+/* Nesting past the queue's depth bound (64): the enqueue at the bound
+ * fails with CLK_ENQUEUE_FAILURE, and nothing deeper runs. */
+static void
+run_enqueue_depth_bound(struct cl *cl)
+{
+   enum { LEVELS = 67 };
+   char *src = append(NULL, "kernel void deep(global int *out, int base)\n{\n");
+   int32_t out[LEVELS + 1];
+   cl_command_queue q = make_default_queue(cl, 0);
+
+   for (unsigned l = 0; l < LEVELS; l++)
+      src = append(src, "out[%u] = enqueue_kernel(get_default_queue(), "
+                   "CLK_ENQUEUE_FLAGS_NO_WAIT, ndrange_1D(1), ^{\n", l);
+   src = append(src, "out[%u] = base;\n", LEVELS);
+   for (unsigned l = 0; l < LEVELS; l++)
+      src = append(src, "});\n");
+   src = append(src, "}\n");
+
+   bool ran = q && run_parent(cl, src, "deep", 1, 1, out, LEVELS + 1, 99);
+   bool ok = ran;
+   for (unsigned l = 0; ok && l < 64; l++)
+      ok &= out[l] == 0;
+   cases_in_matrix++;
+   report(ok && out[64] == CLK_ENQUEUE_FAILURE && out[65] == (int32_t)0xa5a5a5a5 &&
+             out[LEVELS] != 99,
+          "enqueue: %u nested levels: the enqueue at depth 64 gives %d (want "
+          "CLK_ENQUEUE_FAILURE), depth 65 %s", LEVELS, ran ? out[64] : 0,
+          ran && out[65] == (int32_t)0xa5a5a5a5 ? "never ran" : "ran");
+   free(src);
+   if (q)
+      clReleaseCommandQueue(q);
+}
+
+/* A child that faults: the parent's event reports it.  On a host queue of
+ * its own: an in-order queue fails every command after a failed one. */
+static void
+run_enqueue_faulting_child(struct cl *cl)
+{
+   static const char src[] =
+      "kernel void fault(global int *out, int base)\n"
+      "{\n"
+      "   out[0] = enqueue_kernel(get_default_queue(), CLK_ENQUEUE_FLAGS_NO_WAIT, ndrange_1D(1),\n"
+      "                           ^{ *(global int *)(0x7f0000000000ul + base) = 1; });\n"
+      "}\n";
+   cl_command_queue q = make_default_queue(cl, 0);
+   cl_command_queue host = clCreateCommandQueueWithProperties(cl->ctx, cl->dev, NULL, NULL);
+   cl_program prog = build(cl, src, 16, "-cl-std=CL2.0");
+   cl_kernel k = prog ? clCreateKernel(prog, "fault", NULL) : NULL;
+   cl_mem buf = clCreateBuffer(cl->ctx, CL_MEM_READ_WRITE, 64, NULL, NULL);
+   cl_event ev = NULL;
+   cl_int status = CL_COMPLETE, wait_err = CL_SUCCESS;
+   int base = 0;
+   size_t one = 1;
+   struct stderr_capture cap;
+   char line[256] = "";
+
+   stderr_capture_begin(&cap);
+   if (k && q && host) {
+      clSetKernelArg(k, 0, sizeof(buf), &buf);
+      clSetKernelArg(k, 1, sizeof(base), &base);
+      if (clEnqueueNDRangeKernel(host, k, 1, NULL, &one, &one, 0, NULL, &ev) == CL_SUCCESS) {
+         wait_err = clWaitForEvents(1, &ev);
+         clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(status), &status, NULL);
+      }
+   }
+   if (host)
+      clFinish(host);
+   stderr_capture_end(&cap, line, sizeof(line));
+   cases_in_matrix++;
+   report(ev && status < 0 && wait_err == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST,
+          "enqueue: a child that faults: the parent's event %d, clWaitForEvents %d", status,
+          wait_err);
+   if (ev)
+      clReleaseEvent(ev);
+   if (k)
+      clReleaseKernel(k);
+   if (prog)
+      clReleaseProgram(prog);
+   clReleaseMemObject(buf);
+   if (host)
+      clReleaseCommandQueue(host);
+   if (q)
+      clReleaseCommandQueue(q);
+}
+
 void
 run_enqueue(struct cl *cl, bool slice)
 {
@@ -542,6 +893,22 @@ run_enqueue(struct cl *cl, bool slice)
    run_enqueue_queue_errors(cl);
    run_enqueue_default_queue(cl);
    run_enqueue_queue_limit(cl);
+   run_enqueue_no_queue(cl);
+   {
+      cl_command_queue q = make_default_queue(cl, 0);
+
+      run_enqueue_children(cl);
+      run_enqueue_nested(cl);
+      if (q)
+         clReleaseCommandQueue(q);
+   }
+   run_enqueue_many(cl, slice ? 256 : 4096);
+   run_enqueue_queue_full(cl);
+   run_enqueue_invalid_ndrange(cl);
+   if (!slice) {
+      run_enqueue_depth_bound(cl);
+      run_enqueue_faulting_child(cl);
+   }
    /* Not in the VM's slice, whose stderr must stay empty: spirv_to_nir
     * prints its failure there too. */
    if (!slice)

@@ -87,6 +87,8 @@ weft_get_compute_state_info(struct pipe_context *pctx, void *cso,
    info->preferred_simd_size = cs->shader->simd;
    info->simd_sizes = cs->shader->simd;
    info->private_memory = cs->shader->scratch_size;
+   /* Image kernels run a variant for what is bound: the GPU cannot pick one. */
+   info->address = cs->nir ? 0 : cs->code.va;
 }
 
 static void
@@ -157,6 +159,17 @@ weft_context_own_queue(struct weft_context *ctx)
    return true;
 }
 
+/* A WRITE_DATA of the 64-bit @value at @va into the batch @b at dword *@n. */
+static void
+weft_write_data(uint32_t *b, uint32_t *n, uint64_t va, uint64_t value)
+{
+   b[(*n)++] = WEFT_CMD_HEADER(WEFT_CMD_WRITE_DATA, WEFT_CMD_WRITE_DATA_LEN);
+   b[(*n)++] = (uint32_t)va;
+   b[(*n)++] = (uint32_t)(va >> 32);
+   b[(*n)++] = (uint32_t)value;
+   b[(*n)++] = (uint32_t)(value >> 32);
+}
+
 static void
 weft_launch_grid(struct pipe_context *pctx, const struct pipe_grid_info *info)
 {
@@ -208,6 +221,16 @@ weft_launch_grid(struct pipe_context *pctx, const struct pipe_grid_info *info)
 
    uint64_t args = job.va + WEFT_JOB_BATCH_SIZE;
    b = job.bo.map;
+   /* The device queue starts empty (HEAD and DEPTH 0): a drain that
+    * stopped on an error leaves its records (device-enqueue.rst). */
+   if (info->device_queue) {
+      struct weft_resource *dq = weft_resource(info->device_queue);
+      uint32_t size;
+
+      memcpy(&size, (uint8_t *)dq->bo.map + WEFT_DQ_SIZE, sizeof(size));
+      weft_write_data(b, &n, dq->va + WEFT_DQ_HEAD, (uint64_t)size << 32);
+      weft_write_data(b, &n, dq->va + WEFT_DQ_DEPTH, 0);
+   }
    /* Private arrays the compiler put in scratch: DISPATCH_SCRATCH. */
    if (shader->scratch_size)
       b[n++] = WEFT_CMD_HEADER(WEFT_CMD_DISPATCH_SCRATCH, WEFT_CMD_DISPATCH_SCRATCH_LEN);
@@ -234,6 +257,14 @@ weft_launch_grid(struct pipe_context *pctx, const struct pipe_grid_info *info)
    b[n++] = align(cs->static_shared + info->variable_shared_mem, WEFT_CMD_DISPATCH_SLM_GRANULE);
    if (shader->scratch_size)
       b[n++] = shader->scratch_size;
+   /* What the grid enqueued runs now, before the job's fence. */
+   if (info->device_queue) {
+      uint64_t queue_va = weft_resource(info->device_queue)->va;
+
+      b[n++] = WEFT_CMD_HEADER(WEFT_CMD_DRAIN_QUEUE, WEFT_CMD_DRAIN_QUEUE_LEN);
+      b[n++] = (uint32_t)queue_va;
+      b[n++] = (uint32_t)(queue_va >> 32);
+   }
    b[n++] = WEFT_CMD_HEADER(WEFT_CMD_END, 1);
 
    fence = weft_fence_create(s);

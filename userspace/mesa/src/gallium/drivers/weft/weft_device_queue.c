@@ -47,12 +47,20 @@ weft_device_queue_create(struct pipe_screen *pscreen, unsigned size, unsigned ev
    return pres;
 }
 
+/* The argument templates of the kernels a kernel enqueues hold addresses. */
+static uint64_t
+weft_resource_get_address(struct pipe_screen *pscreen, struct pipe_resource *pres)
+{
+   return weft_resource(pres)->va;
+}
+
 void
 weft_init_screen_device_queue_functions(struct pipe_screen *pscreen)
 {
    struct pipe_caps *caps = (struct pipe_caps *)&pscreen->caps;
 
    pscreen->device_queue_create = weft_device_queue_create;
+   pscreen->resource_get_address = weft_resource_get_address;
    caps->max_device_queue_size = WEFT_DQ_SIZE_MAX;
    /* About 6000 children of small blocks (0xa0 bytes of record each and
     * the block literal). */
