@@ -8,6 +8,8 @@
  * instruction. Fails (false) when more than the allowed registers are live
  * at once: the caller spills (weft_spill.c) and allocates again.
  */
+#include <string.h>
+
 #include "util/ralloc.h"
 #include "util/macros.h"
 
@@ -65,6 +67,20 @@ weft_ir_ra(struct weft_ir *ir)
       }
    }
 
+   /* The values whose live range ends at each instruction, so that the
+    * allocation below stays linear in the program's size: a kernel of
+    * tens of thousands of values is allocated again after every spill. */
+   unsigned *dies_first = ralloc_array(first, unsigned, count + 1);
+   unsigned *dies_next = ralloc_array(first, unsigned, n);
+
+   memset(dies_first, 0xff, (count + 1) * sizeof(*dies_first));
+   for (uint32_t v = n - 1; v >= 1; v--) {
+      if (first[v] == ~0u || last[v] > count)
+         continue;
+      dies_next[v] = dies_first[last[v]];
+      dies_first[last[v]] = v;
+   }
+
    idx = 0;
    ir->num_regs = 0;
    list_for_each_entry(struct weft_ir_instr, I, &ir->instrs, link) {
@@ -108,8 +124,8 @@ weft_ir_ra(struct weft_ir *ir)
             busy[phys[dying[i]] + j] = false;
       }
       /* Loop-extended values die at the endloop, with no operand there. */
-      for (uint32_t v = 1; v < n; v++) {
-         if (live[v] && last[v] == idx && !weft_ir_instr_reads(ir, I, v)) {
+      for (uint32_t v = dies_first[idx]; v != ~0u; v = dies_next[v]) {
+         if (live[v] && !weft_ir_instr_reads(ir, I, v)) {
             for (unsigned j = 0; j < ir->vreg_regs[v]; j++)
                busy[phys[v] + j] = false;
          }
