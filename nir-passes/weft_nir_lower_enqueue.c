@@ -129,6 +129,15 @@ weft_nir_lower_enqueue_queries(nir_shader *nir, unsigned simd, unsigned max_work
 #define WEFT_CLK_INVALID_QUEUE      -102
 #define WEFT_CLK_INVALID_NDRANGE    -160
 #define WEFT_CLK_DEVICE_QUEUE_FULL  -161
+#define WEFT_CLK_EVENT_ALLOCATION_FAILURE -100
+#define WEFT_CLK_INVALID_EVENT_WAIT_LIST  -57
+#define WEFT_CLK_OUT_OF_RESOURCES   -5
+/* The status of an event not complete yet: a user event's, which
+ * set_user_event_status may change, and an enqueued command's. */
+#define WEFT_CL_SUBMITTED           2
+#define WEFT_CL_QUEUED              3
+#define WEFT_CLK_PROFILING_COMMAND_EXEC_TIME 1
+#define WEFT_CLK_NULL_EVENT         UINT64_MAX
 
 static nir_def *
 weft_enq_addr(nir_builder *b, nir_def *base, nir_def *offset)
@@ -242,10 +251,189 @@ weft_enq_ndrange(nir_builder *b, nir_intrinsic_instr *intr, unsigned max_wg)
    return r;
 }
 
-/* Writes the record at @rec for kernel @entry of the descriptor @desc. */
+/*
+ * Events (clk_event_t) are the addresses of the device queue's event
+ * slots: a slot is taken while its REFS is not 0 and free once it is 0
+ * and the slot's STATUS complete (0 or negative), so that an event
+ * released before its command ran is not reused before the device
+ * completes it.
+ */
+static nir_def *
+weft_enq_event_base(nir_builder *b, nir_def *dq)
+{
+   return nir_iadd(b, nir_iadd_imm(b, dq, WEFT_DQ_HEADER_SIZE),
+                   nir_u2u64(b, weft_enq_load32(b, dq, WEFT_DQ_SIZE)));
+}
+
+/* The slot number of the event @ev, which weft_enq_event_valid accepted. */
+static nir_def *
+weft_enq_event_slot(nir_builder *b, nir_def *dq, nir_def *ev)
+{
+   return nir_u2u32(b, nir_ushr_imm(b, nir_isub(b, ev, weft_enq_event_base(b, dq)), 5));
+}
+
+/* Whether @ev is an event of the device queue @dq that is referenced: a
+ * slot's address (anything else, CLK_NULL_EVENT among them, is not read). */
+static nir_def *
+weft_enq_event_valid(nir_builder *b, nir_def *dq, nir_def *ev)
+{
+   nir_def *off = nir_isub(b, ev, weft_enq_event_base(b, dq));
+   nir_def *bytes = nir_imul_imm(b, nir_u2u64(b, weft_enq_load32(b, dq, WEFT_DQ_EVENTS)),
+                                 WEFT_DQ_EVENT_SIZE);
+   nir_def *in_queue = nir_iand(b, nir_ult(b, off, bytes),
+                                nir_ieq_imm(b, nir_iand_imm(b, off, WEFT_DQ_EVENT_SIZE - 1), 0));
+
+   nir_if *nif = nir_push_if(b, in_queue);
+   nir_def *refs = weft_enq_load32(b, ev, WEFT_DQ_EVENT_REFS);
+   nir_push_else(b, nif);
+   nir_def *none = nir_imm_int(b, 0);
+   nir_pop_if(b, nif);
+   return nir_ine_imm(b, nir_if_phi(b, refs, none), 0);
+}
+
+/* A new event of the device queue @dq with the status @status and one
+ * reference, searched from the slot @hint on (so that work-items that
+ * enqueue at once try different slots); CLK_NULL_EVENT when every slot is
+ * taken. */
+static nir_def *
+weft_enq_event_create(nir_builder *b, nir_def *dq, nir_def *hint, int status)
+{
+   nir_variable *ev = nir_local_variable_create(b->impl, glsl_uint64_t_type(), "weft_enq_ev");
+   nir_variable *i_var = nir_local_variable_create(b->impl, glsl_uint_type(), "weft_enq_slot");
+   nir_def *events = weft_enq_load32(b, dq, WEFT_DQ_EVENTS);
+   nir_def *base = weft_enq_event_base(b, dq);
+
+   nir_store_var(b, ev, nir_imm_int64(b, WEFT_CLK_NULL_EVENT), 1);
+   nir_store_var(b, i_var, nir_imm_int(b, 0), 1);
+   nir_push_loop(b);
+   {
+      nir_def *i = nir_load_var(b, i_var);
+      nir_break_if(b, nir_uge(b, i, events));
+      nir_def *slot = nir_umod(b, nir_iadd(b, hint, i), events);
+      nir_def *addr = nir_iadd(b, base, nir_u2u64(b, nir_imul_imm(b, slot, WEFT_DQ_EVENT_SIZE)));
+      nir_def *refs = nir_global_atomic_swap(b, 32, nir_iadd_imm(b, addr, WEFT_DQ_EVENT_REFS),
+                                             nir_imm_int(b, 0), nir_imm_int(b, 1),
+                                             .atomic_op = nir_atomic_op_cmpxchg);
+
+      nir_push_if(b, nir_ieq_imm(b, refs, 0));
+      {
+         nir_push_if(b, nir_ige(b, nir_imm_int(b, 0),
+                                weft_enq_load32(b, addr, WEFT_DQ_EVENT_STATUS)));
+         {
+            weft_enq_store32(b, addr, WEFT_DQ_EVENT_STATUS, nir_imm_int(b, status));
+            nir_store_global(b, nir_iadd_imm(b, addr, WEFT_DQ_EVENT_PROFILE), 8,
+                             nir_imm_int64(b, 0), 1);
+            nir_store_var(b, ev, addr, 1);
+            nir_jump(b, nir_jump_break);
+         }
+         nir_pop_if(b, NULL);
+         /* Released but its command has not run: not free yet. */
+         weft_enq_store32(b, addr, WEFT_DQ_EVENT_REFS, nir_imm_int(b, 0));
+      }
+      nir_pop_if(b, NULL);
+      nir_store_var(b, i_var, nir_iadd_imm(b, i, 1), 1);
+   }
+   nir_pop_loop(b, NULL);
+   return nir_load_var(b, ev);
+}
+
+/* The clk_event_t @i of the wait list at the generic address @list. */
+static nir_def *
+weft_enq_wait_event(nir_builder *b, nir_def *list, nir_def *i)
+{
+   nir_deref_instr *events =
+      nir_build_deref_cast(b, list, nir_var_mem_generic, glsl_uint64_t_type(), 8);
+
+   events->cast.align_mul = 8;
+   return nir_load_deref(b, nir_build_deref_ptr_as_array(b, events, nir_u2u64(b, i)));
+}
+
+/* Checks a wait list of @num events at @list (both from the enqueue, as
+ * OpenCL C requires: both or neither, every event valid), setting @ret to
+ * the error; whether it may be enqueued. */
+static nir_def *
+weft_enq_wait_list_ok(nir_builder *b, nir_def *dq, nir_def *num, nir_def *list,
+                      nir_variable *ret)
+{
+   nir_variable *ok = nir_local_variable_create(b->impl, glsl_bool_type(), "weft_enq_waits_ok");
+   nir_variable *i_var = nir_local_variable_create(b->impl, glsl_uint_type(), "weft_enq_wait");
+   nir_def *given = nir_ine_imm(b, list, 0);
+
+   nir_store_var(b, ok, nir_imm_false(b), 1);
+   nir_store_var(b, ret, nir_imm_int(b, WEFT_CLK_INVALID_EVENT_WAIT_LIST), 1);
+   nir_push_if(b, nir_ieq(b, nir_ine_imm(b, num, 0), given));
+   {
+      /* Longer than a record holds. */
+      nir_store_var(b, ret, nir_imm_int(b, WEFT_CLK_OUT_OF_RESOURCES), 1);
+      nir_push_if(b, nir_ule_imm(b, num, WEFT_DQ_MAX_WAITS));
+      {
+         nir_store_var(b, ret, nir_imm_int(b, WEFT_CLK_INVALID_EVENT_WAIT_LIST), 1);
+         nir_store_var(b, ok, nir_imm_true(b), 1);
+         nir_store_var(b, i_var, nir_imm_int(b, 0), 1);
+         nir_push_loop(b);
+         {
+            nir_def *i = nir_load_var(b, i_var);
+            nir_break_if(b, nir_uge(b, i, num));
+            nir_push_if(b, nir_inot(b, weft_enq_event_valid(b, dq,
+                                                            weft_enq_wait_event(b, list, i))));
+            nir_store_var(b, ok, nir_imm_false(b), 1);
+            nir_jump(b, nir_jump_break);
+            nir_pop_if(b, NULL);
+            nir_store_var(b, i_var, nir_iadd_imm(b, i, 1), 1);
+         }
+         nir_pop_loop(b, NULL);
+      }
+      nir_pop_if(b, NULL);
+   }
+   nir_pop_if(b, NULL);
+   return nir_load_var(b, ok);
+}
+
+/* A record's header: @kind, the event slot it completes and the wait list
+ * weft_enq_wait_list_ok accepted, as slot numbers. */
 static void
-weft_enq_write_record(nir_builder *b, nir_intrinsic_instr *intr, nir_def *desc, nir_def *entry,
-                      nir_def *rec, nir_def *len, const struct weft_enq_ndrange *nd)
+weft_enq_write_header(nir_builder *b, nir_def *dq, nir_def *rec, nir_def *len, nir_def *kind,
+                      nir_def *signal, nir_def *num, nir_def *list)
+{
+   nir_variable *i_var = nir_local_variable_create(b->impl, glsl_uint_type(), "weft_enq_wait");
+
+   weft_enq_store32(b, rec, WEFT_DQ_REC_LEN, len);
+   weft_enq_store32(b, rec, WEFT_DQ_REC_KIND, kind);
+   weft_enq_store32(b, rec, WEFT_DQ_REC_SIGNAL, signal);
+   weft_enq_store32(b, rec, WEFT_DQ_REC_NUM_WAITS, num);
+   weft_enq_store32(b, rec, WEFT_DQ_REC_STATE, nir_imm_int(b, 0));
+   weft_enq_store32(b, rec, WEFT_DQ_REC_STATE + 4, nir_imm_int(b, 0));
+   weft_enq_store32(b, rec, WEFT_DQ_REC_STATE + 8, nir_imm_int(b, 0));
+   nir_store_var(b, i_var, nir_imm_int(b, 0), 1);
+   nir_push_loop(b);
+   {
+      nir_def *i = nir_load_var(b, i_var);
+      nir_break_if(b, nir_uge(b, i, num));
+      nir_store_global(b, weft_enq_addr(b, nir_iadd_imm(b, rec, WEFT_DQ_REC_WAITS),
+                                        nir_ishl_imm(b, i, 2)),
+                       4, weft_enq_event_slot(b, dq, weft_enq_wait_event(b, list, i)), 1);
+      nir_store_var(b, i_var, nir_iadd_imm(b, i, 1), 1);
+   }
+   nir_pop_loop(b, NULL);
+}
+
+/* Stores the event @ev at the generic address @ret_event. */
+static void
+weft_enq_return_event(nir_builder *b, nir_def *ret_event, nir_def *ev)
+{
+   nir_deref_instr *dst =
+      nir_build_deref_cast(b, ret_event, nir_var_mem_generic, glsl_uint64_t_type(), 8);
+
+   dst->cast.align_mul = 8;
+   nir_store_deref(b, dst, ev, 1);
+}
+
+/* Writes the kernel record at @rec for kernel @entry of the descriptor
+ * @desc, completing the event slot @signal. */
+static void
+weft_enq_write_record(nir_builder *b, nir_intrinsic_instr *intr, nir_def *desc, nir_def *dq,
+                      nir_def *entry, nir_def *rec, nir_def *len, nir_def *signal,
+                      const struct weft_enq_ndrange *nd)
 {
    nir_def *flags = nir_iand_imm(b, nir_u2u32(b, intr->src[1].ssa), 3);
    nir_def *args = nir_iadd_imm(b, rec, WEFT_DQ_REC_ARGS);
@@ -253,15 +441,10 @@ weft_enq_write_record(nir_builder *b, nir_intrinsic_instr *intr, nir_def *desc, 
    nir_def *args_size = weft_enq_load32(b, entry, WEFT_ENQ_ENTRY_ARGS_SIZE);
    nir_def *payload = nir_iadd_imm(b, rec, WEFT_DQ_REC_DISPATCH);
 
-   weft_enq_store32(b, rec, WEFT_DQ_REC_LEN, len);
-   weft_enq_store32(b, rec, WEFT_DQ_REC_KIND,
-                    nir_ior_imm(b, nir_ishl_imm(b, flags, WEFT_DQ_REC_FLAGS_SHIFT),
-                                WEFT_DQ_REC_KERNEL));
-   weft_enq_store32(b, rec, WEFT_DQ_REC_SIGNAL, nir_imm_int(b, WEFT_DQ_SIGNAL_NONE));
-   weft_enq_store32(b, rec, WEFT_DQ_REC_NUM_WAITS, nir_imm_int(b, 0));
-   weft_enq_store32(b, rec, WEFT_DQ_REC_STATE, nir_imm_int(b, 0));
-   weft_enq_store32(b, rec, WEFT_DQ_REC_STATE + 4, nir_imm_int(b, 0));
-   weft_enq_store32(b, rec, WEFT_DQ_REC_STATE + 8, nir_imm_int(b, 0));
+   weft_enq_write_header(b, dq, rec, len,
+                         nir_ior_imm(b, nir_ishl_imm(b, flags, WEFT_DQ_REC_FLAGS_SHIFT),
+                                     WEFT_DQ_REC_KERNEL),
+                         signal, nir_u2u32(b, intr->src[6].ssa), intr->src[7].ssa);
 
    /* DISPATCH_SCRATCH's payload: code, arguments, SIMD, global size,
     * local size, offset (Rusticl's argument carries it), local and
@@ -318,20 +501,97 @@ weft_enq_result(nir_builder *b, nir_variable *ret, int value)
    nir_store_var(b, ret, nir_imm_int(b, value), 1);
 }
 
-static bool
-weft_lower_enqueue_kernel(nir_builder *b, nir_intrinsic_instr *intr, void *data)
+/*
+ * Reserves a record of @len bytes on the device queue @dq (the steps of
+ * device-enqueue.rst's Records): its address, or 0 with @ret set to
+ * CLK_ENQUEUE_FAILURE at the depth limit or CLK_DEVICE_QUEUE_FULL.
+ */
+static nir_def *
+weft_enq_reserve(nir_builder *b, nir_def *dq, nir_def *len, nir_variable *ret)
 {
-   const unsigned *max_wg = data;
+   nir_variable *rec = nir_local_variable_create(b->impl, glsl_uint64_t_type(), "weft_enq_rec");
+   nir_def *depth = weft_enq_load32(b, dq, WEFT_DQ_DEPTH);
+   nir_def *limit = weft_enq_load32(b, dq, WEFT_DQ_DEPTH_LIMIT);
 
-   if (intr->intrinsic != nir_intrinsic_enqueue_kernel)
-      return false;
+   nir_store_var(b, rec, nir_imm_int64(b, 0), 1);
+   limit = nir_bcsel(b, nir_ieq_imm(b, limit, 0), nir_imm_int(b, WEFT_DQ_DEPTH_DEFAULT), limit);
+   weft_enq_result(b, ret, WEFT_CLK_ENQUEUE_FAILURE);
+   nir_push_if(b, nir_ult(b, depth, limit));
+   {
+      nir_def *size = weft_enq_load32(b, dq, WEFT_DQ_SIZE);
+      nir_def *head_addr = nir_iadd_imm(b, dq, WEFT_DQ_HEAD);
 
-   b->cursor = nir_before_instr(&intr->instr);
-   nir_variable *ret = nir_local_variable_create(b->impl, glsl_int_type(), "weft_enq_ret");
+      /* Full already: reserve nothing, so HEAD cannot wrap. */
+      weft_enq_result(b, ret, WEFT_CLK_DEVICE_QUEUE_FULL);
+      nir_push_if(b, nir_ult(b, weft_enq_load32(b, dq, WEFT_DQ_HEAD), size));
+      {
+         nir_def *old = nir_global_atomic(b, 32, head_addr, len, .atomic_op = nir_atomic_op_iadd);
+         nir_def *end = nir_iadd(b, old, len);
+         nir_def *at = weft_enq_addr(b, dq, nir_iadd_imm(b, old, WEFT_DQ_HEADER_SIZE));
+
+         nir_push_if(b, nir_ult(b, size, end));
+         {
+            /* The one reservation that straddles the end pads it. */
+            nir_push_if(b, nir_ult(b, old, size));
+            weft_enq_store32(b, at, WEFT_DQ_REC_LEN, nir_isub(b, size, old));
+            weft_enq_store32(b, at, WEFT_DQ_REC_KIND, nir_imm_int(b, WEFT_DQ_REC_PAD));
+            nir_pop_if(b, NULL);
+         }
+         nir_push_else(b, NULL);
+         nir_store_var(b, rec, at, 1);
+         nir_pop_if(b, NULL);
+      }
+      nir_pop_if(b, NULL);
+   }
+   nir_pop_if(b, NULL);
+   return nir_load_var(b, rec);
+}
+
+/*
+ * The event slot a reserved record at @rec of @len bytes completes: none
+ * without a return event, else a new event's, stored at @ret_event.  When
+ * no slot is free the record becomes padding, @ret
+ * CLK_EVENT_ALLOCATION_FAILURE; returns whether the record is to be
+ * written.
+ */
+static nir_def *
+weft_enq_signal(nir_builder *b, nir_def *dq, nir_def *rec, nir_def *len, nir_def *ret_event,
+                nir_variable *signal, nir_variable *ret)
+{
+   nir_variable *write = nir_local_variable_create(b->impl, glsl_bool_type(), "weft_enq_write");
+
+   nir_store_var(b, write, nir_imm_true(b), 1);
+   nir_store_var(b, signal, nir_imm_int(b, WEFT_DQ_SIGNAL_NONE), 1);
+   nir_push_if(b, nir_ine_imm(b, ret_event, 0));
+   {
+      /* Records are at least 16 bytes apart: spread the search. */
+      nir_def *hint = nir_u2u32(b, nir_ushr_imm(b, nir_isub(b, rec, dq), 4));
+      nir_def *ev = weft_enq_event_create(b, dq, hint, WEFT_CL_QUEUED);
+
+      nir_push_if(b, nir_ieq_imm(b, ev, WEFT_CLK_NULL_EVENT));
+      {
+         weft_enq_store32(b, rec, WEFT_DQ_REC_LEN, len);
+         weft_enq_store32(b, rec, WEFT_DQ_REC_KIND, nir_imm_int(b, WEFT_DQ_REC_PAD));
+         weft_enq_result(b, ret, WEFT_CLK_EVENT_ALLOCATION_FAILURE);
+         nir_store_var(b, write, nir_imm_false(b), 1);
+      }
+      nir_push_else(b, NULL);
+      {
+         weft_enq_return_event(b, ret_event, ev);
+         nir_store_var(b, signal, weft_enq_event_slot(b, dq, ev), 1);
+      }
+      nir_pop_if(b, NULL);
+   }
+   nir_pop_if(b, NULL);
+   return nir_load_var(b, write);
+}
+
+static void
+weft_lower_enqueue_kernel(nir_builder *b, nir_intrinsic_instr *intr, nir_variable *ret,
+                          unsigned max_wg)
+{
    nir_def *desc = intr->src[0].ssa;
    unsigned kernel = nir_intrinsic_kernel_index(intr);
-   nir_def *events = nir_ior(b, nir_ine_imm(b, nir_u2u32(b, intr->src[6].ssa), 0),
-                             nir_ine_imm(b, intr->src[8].ssa, 0));
 
    weft_enq_result(b, ret, WEFT_CLK_INVALID_QUEUE);
    nir_push_if(b, nir_ine_imm(b, desc, 0));
@@ -340,58 +600,43 @@ weft_lower_enqueue_kernel(nir_builder *b, nir_intrinsic_instr *intr, void *data)
       nir_def *kernels = weft_enq_load32(b, desc, WEFT_ENQ_DESC_KERNELS);
 
       /* A kernel the descriptor cannot enqueue (images, printf, local
-       * memory arguments), and events, which are not built yet: failure. */
+       * memory arguments): failure. */
       weft_enq_result(b, ret, WEFT_CLK_ENQUEUE_FAILURE);
-      nir_push_if(b, nir_iand(b, nir_ult(b, nir_imm_int(b, kernel), kernels), nir_inot(b, events)));
+      nir_push_if(b, nir_ult(b, nir_imm_int(b, kernel), kernels));
       {
          nir_def *code = nir_load_global(b, entry, 8, 1, 64);
 
          nir_push_if(b, nir_ine_imm(b, code, 0));
          {
-            struct weft_enq_ndrange nd = weft_enq_ndrange(b, intr, *max_wg);
+            struct weft_enq_ndrange nd = weft_enq_ndrange(b, intr, max_wg);
 
             weft_enq_result(b, ret, WEFT_CLK_INVALID_NDRANGE);
             nir_push_if(b, nd.valid);
             {
                nir_def *dq = nir_load_global(b, nir_iadd_imm(b, desc, WEFT_ENQ_DESC_QUEUE), 8, 1,
                                              64);
-               nir_def *depth = weft_enq_load32(b, dq, WEFT_DQ_DEPTH);
-               nir_def *limit = weft_enq_load32(b, dq, WEFT_DQ_DEPTH_LIMIT);
+               nir_def *num = nir_u2u32(b, intr->src[6].ssa);
 
-               limit = nir_bcsel(b, nir_ieq_imm(b, limit, 0),
-                                 nir_imm_int(b, WEFT_DQ_DEPTH_DEFAULT), limit);
-               weft_enq_result(b, ret, WEFT_CLK_ENQUEUE_FAILURE);
-               nir_push_if(b, nir_ult(b, depth, limit));
+               nir_push_if(b, weft_enq_wait_list_ok(b, dq, num, intr->src[7].ssa, ret));
                {
-                  nir_def *size = weft_enq_load32(b, dq, WEFT_DQ_SIZE);
                   nir_def *args_size = weft_enq_load32(b, entry, WEFT_ENQ_ENTRY_ARGS_SIZE);
                   /* header, arguments, then the block literal */
                   nir_def *args_end = nir_iand_imm(b, nir_iadd_imm(b, args_size, 15), ~15);
                   nir_def *len = nir_iand_imm(b, nir_iadd_imm(b, args_end, WEFT_DQ_REC_ARGS +
                                                               nir_intrinsic_range(intr) + 15),
                                               ~15);
-                  nir_def *head_addr = nir_iadd_imm(b, dq, WEFT_DQ_HEAD);
+                  nir_def *rec = weft_enq_reserve(b, dq, len, ret);
 
-                  /* Full already: reserve nothing, so HEAD cannot wrap. */
-                  weft_enq_result(b, ret, WEFT_CLK_DEVICE_QUEUE_FULL);
-                  nir_push_if(b, nir_ult(b, weft_enq_load32(b, dq, WEFT_DQ_HEAD), size));
+                  nir_push_if(b, nir_ine_imm(b, rec, 0));
                   {
-                     nir_def *old = nir_global_atomic(b, 32, head_addr, len,
-                                                      .atomic_op = nir_atomic_op_iadd);
-                     nir_def *end = nir_iadd(b, old, len);
-                     nir_def *rec = weft_enq_addr(b, dq, nir_iadd_imm(b, old, WEFT_DQ_HEADER_SIZE));
+                     nir_variable *signal =
+                        nir_local_variable_create(b->impl, glsl_uint_type(), "weft_enq_signal");
 
-                     nir_push_if(b, nir_ult(b, size, end));
+                     nir_push_if(b, weft_enq_signal(b, dq, rec, len, intr->src[8].ssa, signal,
+                                                    ret));
                      {
-                        /* The one reservation that straddles the end pads it. */
-                        nir_push_if(b, nir_ult(b, old, size));
-                        weft_enq_store32(b, rec, WEFT_DQ_REC_LEN, nir_isub(b, size, old));
-                        weft_enq_store32(b, rec, WEFT_DQ_REC_KIND, nir_imm_int(b, WEFT_DQ_REC_PAD));
-                        nir_pop_if(b, NULL);
-                     }
-                     nir_push_else(b, NULL);
-                     {
-                        weft_enq_write_record(b, intr, desc, entry, rec, len, &nd);
+                        weft_enq_write_record(b, intr, desc, dq, entry, rec, len,
+                                              nir_load_var(b, signal), &nd);
                         weft_enq_result(b, ret, WEFT_CLK_SUCCESS);
                      }
                      nir_pop_if(b, NULL);
@@ -407,15 +652,185 @@ weft_lower_enqueue_kernel(nir_builder *b, nir_intrinsic_instr *intr, void *data)
       nir_pop_if(b, NULL);
    }
    nir_pop_if(b, NULL);
+}
 
-   nir_def_replace(&intr->def, nir_u2uN(b, nir_load_var(b, ret), intr->def.bit_size));
+/* enqueue_marker: a record that waits for its (non-empty) wait list and
+ * completes the event it returns. */
+static void
+weft_lower_enqueue_marker(nir_builder *b, nir_intrinsic_instr *intr, nir_variable *ret)
+{
+   nir_def *desc = intr->src[0].ssa;
+   nir_def *num = nir_u2u32(b, intr->src[1].ssa);
+
+   weft_enq_result(b, ret, WEFT_CLK_INVALID_QUEUE);
+   nir_push_if(b, nir_ine_imm(b, desc, 0));
+   {
+      nir_def *dq = nir_load_global(b, nir_iadd_imm(b, desc, WEFT_ENQ_DESC_QUEUE), 8, 1, 64);
+      nir_def *ok = nir_iand(b, nir_ine_imm(b, num, 0),
+                             weft_enq_wait_list_ok(b, dq, num, intr->src[2].ssa, ret));
+
+      /* A marker's only result is its event: without one there is
+       * nothing to enqueue. */
+      nir_push_if(b, nir_iand(b, ok, nir_ieq_imm(b, intr->src[3].ssa, 0)));
+      weft_enq_result(b, ret, WEFT_CLK_EVENT_ALLOCATION_FAILURE);
+      nir_pop_if(b, NULL);
+      nir_push_if(b, nir_iand(b, ok, nir_ine_imm(b, intr->src[3].ssa, 0)));
+      {
+         nir_def *len = nir_imm_int(b, WEFT_DQ_REC_ARGS);
+         nir_def *rec = weft_enq_reserve(b, dq, len, ret);
+
+         nir_push_if(b, nir_ine_imm(b, rec, 0));
+         {
+            nir_variable *signal =
+               nir_local_variable_create(b->impl, glsl_uint_type(), "weft_enq_signal");
+
+            nir_push_if(b, weft_enq_signal(b, dq, rec, len, intr->src[3].ssa, signal, ret));
+            {
+               weft_enq_write_header(b, dq, rec, len, nir_imm_int(b, WEFT_DQ_REC_MARKER),
+                                     nir_load_var(b, signal), num, intr->src[2].ssa);
+               weft_enq_result(b, ret, WEFT_CLK_SUCCESS);
+            }
+            nir_pop_if(b, NULL);
+         }
+         nir_pop_if(b, NULL);
+      }
+      nir_pop_if(b, NULL);
+   }
+   nir_pop_if(b, NULL);
+}
+
+/*
+ * The clk_event_t functions on the queue @desc (get_default_queue()):
+ * none of them touches memory for an event that is not a live event of
+ * the queue (CLK_NULL_EVENT, a released one, garbage), so that misuse
+ * cannot corrupt the queue.
+ */
+static nir_def *
+weft_lower_event_function(nir_builder *b, nir_intrinsic_instr *intr)
+{
+   nir_def *desc = intr->src[0].ssa;
+   nir_def *ev;
+   nir_variable *result = NULL;
+
+   if (intr->intrinsic == nir_intrinsic_create_user_event) {
+      result = nir_local_variable_create(b->impl, glsl_uint64_t_type(), "weft_enq_user_event");
+      nir_store_var(b, result, nir_imm_int64(b, WEFT_CLK_NULL_EVENT), 1);
+   } else if (intr->intrinsic == nir_intrinsic_is_valid_event) {
+      result = nir_local_variable_create(b->impl, glsl_bool_type(), "weft_enq_valid");
+      nir_store_var(b, result, nir_imm_false(b), 1);
+   }
+
+   nir_push_if(b, nir_ine_imm(b, desc, 0));
+   {
+      nir_def *dq = nir_load_global(b, nir_iadd_imm(b, desc, WEFT_ENQ_DESC_QUEUE), 8, 1, 64);
+
+      if (intr->intrinsic == nir_intrinsic_create_user_event) {
+         nir_store_var(b, result, weft_enq_event_create(b, dq, nir_imm_int(b, 0),
+                                                        WEFT_CL_SUBMITTED), 1);
+      } else {
+         ev = intr->src[1].ssa;
+         nir_def *valid = weft_enq_event_valid(b, dq, ev);
+
+         if (result)
+            nir_store_var(b, result, valid, 1);
+         nir_push_if(b, valid);
+         switch (intr->intrinsic) {
+         case nir_intrinsic_retain_event:
+         case nir_intrinsic_release_event:
+            nir_global_atomic(b, 32, nir_iadd_imm(b, ev, WEFT_DQ_EVENT_REFS),
+                              nir_imm_int(b, intr->intrinsic == nir_intrinsic_retain_event ? 1 : -1),
+                              .atomic_op = nir_atomic_op_iadd);
+            break;
+         case nir_intrinsic_set_user_event_status: {
+            /* CL_COMPLETE or an error, once, and on user events only:
+             * those still CL_SUBMITTED. */
+            nir_def *status = intr->src[2].ssa;
+
+            nir_push_if(b, nir_ige(b, nir_imm_int(b, 0), status));
+            nir_global_atomic_swap(b, 32, nir_iadd_imm(b, ev, WEFT_DQ_EVENT_STATUS),
+                                   nir_imm_int(b, WEFT_CL_SUBMITTED), status,
+                                   .atomic_op = nir_atomic_op_cmpxchg);
+            nir_pop_if(b, NULL);
+            break;
+         }
+         case nir_intrinsic_capture_event_profiling_info: {
+            /* Complete: the times are there; else the device writes them
+             * when it completes the event. */
+            nir_def *value = intr->src[3].ssa;
+            nir_def *status = weft_enq_load32(b, ev, WEFT_DQ_EVENT_STATUS);
+
+            nir_push_if(b, nir_ieq_imm(b, intr->src[2].ssa,
+                                       WEFT_CLK_PROFILING_COMMAND_EXEC_TIME));
+            {
+               nir_push_if(b, nir_ilt(b, nir_imm_int(b, 0), status));
+               nir_store_global(b, nir_iadd_imm(b, ev, WEFT_DQ_EVENT_PROFILE), 8, value, 1);
+               nir_push_else(b, NULL);
+               {
+                  nir_push_if(b, nir_ieq_imm(b, status, 0));
+                  nir_def *start = nir_load_global(b, nir_iadd_imm(b, ev, WEFT_DQ_EVENT_START),
+                                                   8, 1, 64);
+                  nir_def *end = nir_load_global(b, nir_iadd_imm(b, ev, WEFT_DQ_EVENT_END), 8,
+                                                 1, 64);
+                  nir_def *ns = nir_isub(b, end, start);
+                  nir_store_global(b, value, 8, ns, 1);
+                  nir_store_global(b, nir_iadd_imm(b, value, 8), 8, ns, 1);
+                  nir_pop_if(b, NULL);
+               }
+               nir_pop_if(b, NULL);
+            }
+            nir_pop_if(b, NULL);
+            break;
+         }
+         default:
+            break;
+         }
+         nir_pop_if(b, NULL);
+      }
+   }
+   nir_pop_if(b, NULL);
+   return result ? nir_load_var(b, result) : NULL;
+}
+
+static bool
+weft_lower_enqueue(nir_builder *b, nir_intrinsic_instr *intr, void *data)
+{
+   const unsigned *max_wg = data;
+   nir_variable *ret;
+   nir_def *value;
+
+   b->cursor = nir_before_instr(&intr->instr);
+   switch (intr->intrinsic) {
+   case nir_intrinsic_enqueue_kernel:
+   case nir_intrinsic_enqueue_marker:
+      ret = nir_local_variable_create(b->impl, glsl_int_type(), "weft_enq_ret");
+      if (intr->intrinsic == nir_intrinsic_enqueue_kernel)
+         weft_lower_enqueue_kernel(b, intr, ret, *max_wg);
+      else
+         weft_lower_enqueue_marker(b, intr, ret);
+      value = nir_u2uN(b, nir_load_var(b, ret), intr->def.bit_size);
+      break;
+   case nir_intrinsic_create_user_event:
+   case nir_intrinsic_is_valid_event:
+   case nir_intrinsic_retain_event:
+   case nir_intrinsic_release_event:
+   case nir_intrinsic_set_user_event_status:
+   case nir_intrinsic_capture_event_profiling_info:
+      value = weft_lower_event_function(b, intr);
+      break;
+   default:
+      return false;
+   }
+   if (value)
+      nir_def_replace(&intr->def, value);
+   else
+      nir_instr_remove(&intr->instr);
    return true;
 }
 
 bool
 weft_nir_lower_enqueue_kernel(nir_shader *nir, unsigned max_workgroup_size)
 {
-   if (!nir_shader_intrinsics_pass(nir, weft_lower_enqueue_kernel, nir_metadata_none,
+   if (!nir_shader_intrinsics_pass(nir, weft_lower_enqueue, nir_metadata_none,
                                    &max_workgroup_size))
       return false;
    /* The result and the loop counters are variables, made values first:

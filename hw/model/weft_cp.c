@@ -419,6 +419,21 @@ static int dq_ready(struct weft_model *m, unsigned n, const struct dq_record *r,
 }
 
 /*
+ * capture_event_profiling_info on an event not complete yet leaves in its
+ * slot where its execution time goes (CLK_PROFILING_COMMAND_EXEC_TIME: two
+ * u64, the command's and the command's with its children, which complete
+ * as records of their own).
+ */
+static bool dq_profile(struct weft_model *m, unsigned n, uint64_t ev, uint64_t ns)
+{
+	uint64_t va, times[2] = { ns, ns };
+
+	if (!guest_read(m, n, ev + WEFT_DQ_EVENT_PROFILE, &va, sizeof(va)))
+		return false;
+	return !va || guest_write(m, n, va, times, sizeof(times));
+}
+
+/*
  * Runs record @r at offset @off (q->dq_record): its kernel, unless an event
  * it waited for failed, whose status its own event then takes.
  */
@@ -443,7 +458,8 @@ static bool dq_run(struct weft_model *m, unsigned n, uint32_t off, const struct 
 		times[1] = now_ns();
 		/* The status last: it is what the records waiting for it look at. */
 		if (!guest_write(m, n, ev + WEFT_DQ_EVENT_START, times, sizeof(times)) ||
-		    !guest_write(m, n, ev + WEFT_DQ_EVENT_STATUS, &status, 4))
+		    !guest_write(m, n, ev + WEFT_DQ_EVENT_STATUS, &status, 4) ||
+		    !dq_profile(m, n, ev, times[1] - times[0]))
 			return true;
 	}
 	if (off == q->dq_pending)

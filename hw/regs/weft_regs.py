@@ -360,6 +360,8 @@ literal at WEFT_DQ_REC_ARGS in the record itself)."""),
         Define('WEFT_DQ_EVENT_START', 0x08, 'u64, device: ns when it started', sub=True,
                width=2),
         Define('WEFT_DQ_EVENT_END', 0x10, 'u64, device: ns when it ended', sub=True, width=2),
+        Define('WEFT_DQ_EVENT_PROFILE', 0x18, 'u64: VA that gets END - START twice, or 0',
+               sub=True, width=2),
     ]),
 ]
 

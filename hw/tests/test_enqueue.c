@@ -263,6 +263,36 @@ static void t_events(void)
 	CHECK_EQ(log[1], 2);
 	CHECK_EQ(dq_event(&d, 7)[0], (uint32_t)-14);
 
+	/* capture_event_profiling_info: the slot's PROFILE gets the execution time twice. */
+	uint64_t *profile;
+	uint64_t profile_va = env_buf(e, 4096, WEFT_PTE_VALID | WEFT_PTE_WRITE, (void **)&profile);
+
+	dq_event(&d, 4)[0] = 2;
+	memcpy(dq_event(&d, 4) + 6, &profile_va, sizeof(profile_va));
+	r = (struct rec){ .code = code, .args = &a[0], .args_len = sizeof(a[0]), .signal = 4 };
+	dq_put(&d, &r);
+	CHECK_EQ(run_drain(e, 0, NULL, d.va), 0);
+	{
+		uint64_t *t = (uint64_t *)(dq_event(&d, 4) + 2);
+
+		CHECK(profile[0] && profile[0] == t[1] - t[0] && profile[1] == profile[0],
+		      "profile %llu %llu, times %llu %llu", (unsigned long long)profile[0],
+		      (unsigned long long)profile[1], (unsigned long long)t[0],
+		      (unsigned long long)t[1]);
+	}
+	/* ... and a PROFILE the VM does not map is a fault at it. */
+	memset(dq_event(&d, 4), 0, WEFT_DQ_EVENT_SIZE);
+	dq_event(&d, 4)[0] = 2;
+	dq_event(&d, 4)[7] = 0x7f;
+	r = (struct rec){ .code = code, .args = &a[0], .args_len = sizeof(a[0]), .signal = 4 };
+	dq_put(&d, &r);
+	CHECK_EQ(run_drain(e, 0, NULL, d.va), WEFT_QERR_MMU_FAULT);
+	CHECK_EQ(error_addr(e, 0), 0x7f00000000ull);
+	env_reset_queue(e, 0);
+	*dq_word(&d, WEFT_DQ_HEAD) = 0;
+	*dq_word(&d, WEFT_DQ_DEPTH) = 0;
+	memset(dq_event(&d, 4), 0, WEFT_DQ_EVENT_SIZE);
+
 	/* A wait list that can never complete stops the queue at its record. */
 	dq_event(&d, 3)[0] = 2;
 	r = (struct rec){ .code = code, .args = &a[0], .args_len = sizeof(a[0]), .num_waits = 1,
@@ -481,7 +511,7 @@ int main(void)
 	h_run("enqueue: full queue, PAD over the tail, unbounded recursion ended by the size",
 	      t_full);
 	h_run("enqueue: depth bound (given and default) reported at the record", t_depth);
-	h_run("enqueue: events order records, markers, failed events, a wait that never completes",
+	h_run("enqueue: events order records, markers, failed events, profiling, a wait that never completes",
 	      t_events);
 	h_run("enqueue: a faulting and a hanging child stop their batch only", t_child_fault_hang);
 	h_run("enqueue: malformed records and headers: a clear error, no other queue harmed",

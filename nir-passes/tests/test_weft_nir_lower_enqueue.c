@@ -9,11 +9,13 @@
  * checked by the OpenCL conformance suite.)
  *
  * weft_nir_lower_enqueue_kernel: every enqueue_kernel becomes one
- * reservation (an atomic add on the device queue's HEAD), one copy loop
- * for the argument template, and reads of the block literal through its
- * generic address, word by word; a kernel without one is left alone.
- * (What the records hold is checked by running them, in the conformance
- * suite.)
+ * reservation (an atomic add on the device queue's HEAD), loops over the
+ * wait list (checking it, then copying it), over the argument template and
+ * over the event slots (the return event), and reads of the block literal
+ * through its generic address, word by word; the clk_event_t functions
+ * leave no intrinsic of their own, and update an event's slot with one
+ * atomic each; a kernel without any is left alone.  (What the records and
+ * events hold is checked by running them, in the conformance suite.)
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -204,7 +206,7 @@ check_no_queries(void)
 }
 
 struct enqueue_counts {
-   unsigned enqueues, atomics, scratch_loads;
+   unsigned enqueues, atomics, swaps, scratch_loads;
 };
 
 static void
@@ -214,10 +216,20 @@ count_enqueue(nir_intrinsic_instr *intr, void *data)
 
    switch (intr->intrinsic) {
    case nir_intrinsic_enqueue_kernel:
+   case nir_intrinsic_enqueue_marker:
+   case nir_intrinsic_create_user_event:
+   case nir_intrinsic_retain_event:
+   case nir_intrinsic_release_event:
+   case nir_intrinsic_is_valid_event:
+   case nir_intrinsic_set_user_event_status:
+   case nir_intrinsic_capture_event_profiling_info:
       c->enqueues++;
       break;
    case nir_intrinsic_global_atomic:
       c->atomics += nir_intrinsic_atomic_op(intr) == nir_atomic_op_iadd;
+      break;
+   case nir_intrinsic_global_atomic_swap:
+      c->swaps++;
       break;
    case nir_intrinsic_load_scratch:
       c->scratch_loads++;
@@ -228,8 +240,8 @@ count_enqueue(nir_intrinsic_instr *intr, void *data)
 }
 
 /* Two enqueues of a 24-byte block literal: two reservations, two template
- * copies, the literal read as six words each (from private memory among
- * the others). */
+ * copies, the literal read as six words each and the wait list twice
+ * (from private memory among the others). */
 static bool
 check_enqueue_kernel(void)
 {
@@ -258,10 +270,53 @@ check_enqueue_kernel(void)
    weft_nir_test_foreach_intrinsic(b.shader, count_enqueue, &c);
    CHECK(c.enqueues == 0, "%u enqueue_kernel left", c.enqueues);
    CHECK(c.atomics == 2, "%u reservations, want 2", c.atomics);
-   CHECK(weft_nir_test_count_loops(b.shader) == 2, "%u loops, want 2 template copies",
+   CHECK(weft_nir_test_count_loops(b.shader) == 8,
+         "%u loops, want 8: wait list checks and copies, template copies, event slot searches",
          weft_nir_test_count_loops(b.shader));
-   CHECK(c.scratch_loads == 12, "%u words of the literals read from private memory, want 12",
+   CHECK(c.swaps == 2, "%u compare-and-swaps, want 2: the event slot searches", c.swaps);
+   /* The wait lists are read through generic addresses too: once to check
+    * them, once to copy them. */
+   CHECK(c.scratch_loads == 12 + 4,
+         "%u words of the literals and wait lists read from private memory, want 16",
          c.scratch_loads);
+   ralloc_free(b.shader);
+   return ok;
+}
+
+/* The event functions: each of retain, release, set_user_event_status and
+ * a slot search (create_user_event, enqueue_marker) is one atomic on the
+ * slot; a marker also reserves its record. */
+static bool
+check_event_functions(void)
+{
+   nir_builder b = weft_nir_test_kernel(&options, "events");
+   bool ok = true;
+   struct enqueue_counts c = {0};
+
+   b.shader->info.cs.ptr_size = 64;
+   nir_def *queue = nir_load_global(&b, nir_imm_int64(&b, 0x20000), 8, 1, 64);
+   nir_def *list = nir_load_global(&b, nir_imm_int64(&b, 0x20008), 8, 1, 64);
+   nir_def *ev = nir_create_user_event(&b, queue);
+
+   nir_retain_event(&b, queue, ev);
+   nir_release_event(&b, queue, ev);
+   nir_set_user_event_status(&b, queue, ev, nir_imm_int(&b, 0));
+   nir_capture_event_profiling_info(&b, queue, ev, nir_imm_int(&b, 1),
+                                    nir_imm_int64(&b, 0x10010));
+   nir_store_global(&b, nir_imm_int64(&b, 0x10000), 4,
+                    nir_b2i32(&b, nir_is_valid_event(&b, queue, ev)), 1);
+   nir_store_global(&b, nir_imm_int64(&b, 0x10004), 4,
+                    nir_enqueue_marker(&b, queue, nir_imm_int(&b, 1), list,
+                                       nir_iadd_imm(&b, list, 8)), 1);
+   nir_validate_shader(b.shader, "before");
+   CHECK(weft_nir_lower_enqueue_kernel(b.shader, MAX_WG), "no progress");
+   nir_validate_shader(b.shader, "after weft_nir_lower_enqueue_kernel");
+   weft_nir_test_foreach_intrinsic(b.shader, count_enqueue, &c);
+   CHECK(c.enqueues == 0, "%u event functions left", c.enqueues);
+   CHECK(c.atomics == 3, "%u atomic adds, want 3: retain, release, the marker's reservation",
+         c.atomics);
+   CHECK(c.swaps == 3, "%u compare-and-swaps, want 3: two slot searches, the status set",
+         c.swaps);
    ralloc_free(b.shader);
    return ok;
 }
@@ -306,7 +361,9 @@ main(void)
    weft_nir_test_report(check_runtime_sizes(), "the ndrange queries of sizes read from memory");
    weft_nir_test_report(check_no_queries(), "a kernel without queries is left alone");
    weft_nir_test_report(check_enqueue_kernel(), "enqueue_kernel: a reservation, a template "
-                        "copy and the literal's words each");
+                        "copy, wait list and event slot loops and the literal's words each");
+   weft_nir_test_report(check_event_functions(), "the clk_event_t functions and "
+                        "enqueue_marker: one atomic on the slot each");
    weft_nir_test_report(check_no_enqueue(), "a kernel without enqueue_kernel is left alone");
    return weft_nir_test_end();
 }

@@ -1,19 +1,19 @@
 // SPDX-License-Identifier: MIT
 /*
- * Device-side enqueue in weft-cl-conformance, as far as it is built.  The
- * hardware has it (a device queue drained by DRAIN_QUEUE: Documentation/
- * gpu/weft/device-enqueue.rst, tested in hw/tests/test_enqueue.c), Rusticl
- * makes on-device queues (what they report, that the host cannot use them,
- * the default one, the bounds and bad properties), and the compiler answers
- * the queries on a block's kernel; enqueue_kernel itself is not lowered
- * yet, so a program that enqueues fails to build with a log naming what it
- * lacks (never a crash; on the host tier only: the VM's slice keeps stderr
- * empty, where the compiler prints the failure too), after which the
- * context still runs kernels.  The queries
- * (get_kernel_work_group_size, get_kernel_preferred_work_group_size_multiple,
- * get_kernel_sub_group_count_for_ndrange,
- * get_kernel_max_sub_group_size_for_ndrange) run, checked against the
- * block's kernel as Rusticl compiled it, at SIMD 8, 16 and 32.
+ * Device-side enqueue in weft-cl-conformance (Documentation/gpu/weft/
+ * device-enqueue.rst; the device queue itself is tested in
+ * hw/tests/test_enqueue.c): on-device queues (what they report, that the
+ * host cannot use them, the default one, the bounds and bad properties);
+ * enqueue_kernel of blocks with every flag and ndrange form, nested, by
+ * thousands, on a full queue, past the depth bound, faulting; clk_event_t
+ * (wait lists, returned events, markers, user events, profiling) and each
+ * error the event functions have; the queries on a block's kernel against
+ * the kernel as Rusticl compiled it and against the sub-groups its
+ * children run with, at SIMD 8, 16 and 32.  What is not built (blocks with
+ * local-memory arguments) fails to build with a log naming it (never a
+ * crash; on the host tier only: the VM's slice keeps stderr empty, where
+ * the compiler prints the failure too), after which the context still
+ * runs kernels.  Results are checked against C.
  */
 #include "weft-cl-conformance.h"
 
@@ -309,13 +309,6 @@ run_enqueue_programs(struct cl *cl)
        "   enqueue_kernel(get_default_queue(), CLK_ENQUEUE_FLAGS_WAIT_KERNEL, ndrange_1D(4),\n"
        "                  ^(local void *l){ out[get_global_id(0)] = 1; }, 64u);\n"
        "}\n"},
-      {"create_user_event", "-cl-std=CL2.0", "device-side enqueue events",
-       "kernel void k(global int *out)\n"
-       "{\n"
-       "   clk_event_t e = create_user_event();\n"
-       "   out[0] = is_valid_event(e);\n"
-       "   release_event(e);\n"
-       "}\n"},
       /* CL3.0 without __opencl_c_device_enqueue: clang has no enqueue_kernel. */
       {"enqueue_kernel of a block", "-cl-std=CL3.0", "__opencl_c_device_enqueue",
        "kernel void k(global int *out)\n"
@@ -368,6 +361,29 @@ static const struct {
 };
 #define NUM_QUERY_NDRANGES (sizeof(query_ndranges) / sizeof(query_ndranges[0]))
 
+/* The ndrange @i of query_ndranges, declared as r. */
+static char *
+append_ndrange(char *src, unsigned i)
+{
+   const size_t *g = query_ndranges[i].global, *l = query_ndranges[i].local;
+   unsigned d = query_ndranges[i].dim;
+   bool local = l[0] || l[1] || l[2];
+
+   if (d == 1) {
+      src = append(src, "      ndrange_t r = ndrange_1D(%zu", g[0]);
+      return local ? append(src, ", %zu);\n", l[0]) : append(src, ");\n");
+   }
+   /* Arrays of the ndrange's dimension: the LLVM-SPIRV translator asserts
+    * on a longer one. */
+   if (d == 2)
+      src = append(src, "      const size_t g[2] = {%zu, %zu}, l[2] = {%zu, %zu};\n", g[0], g[1],
+                   l[0], l[1]);
+   else
+      src = append(src, "      const size_t g[3] = {%zu, %zu, %zu}, l[3] = {%zu, %zu, %zu};\n",
+                   g[0], g[1], g[2], l[0], l[1], l[2]);
+   return append(src, "      ndrange_t r = ndrange_%uD(g%s);\n", d, local ? ", l" : "");
+}
+
 static char *
 query_source(void)
 {
@@ -378,25 +394,8 @@ query_source(void)
                             "   out[1] = get_kernel_preferred_work_group_size_multiple(b);\n");
 
    for (unsigned i = 0; i < NUM_QUERY_NDRANGES; i++) {
-      const size_t *g = query_ndranges[i].global, *l = query_ndranges[i].local;
-      unsigned d = query_ndranges[i].dim;
-      bool local = l[0] || l[1] || l[2];
-
       src = append(src, "   {\n");
-      if (d == 1) {
-         src = append(src, "      ndrange_t r = ndrange_1D(%zu", g[0]);
-         src = local ? append(src, ", %zu);\n", l[0]) : append(src, ");\n");
-      } else {
-         /* Arrays of the ndrange's dimension: the LLVM-SPIRV translator
-          * asserts on a longer one. */
-         if (d == 2)
-            src = append(src, "      const size_t g[2] = {%zu, %zu}, l[2] = {%zu, %zu};\n", g[0],
-                         g[1], l[0], l[1]);
-         else
-            src = append(src, "      const size_t g[3] = {%zu, %zu, %zu}, l[3] = {%zu, %zu, %zu};\n",
-                         g[0], g[1], g[2], l[0], l[1], l[2]);
-         src = append(src, "      ndrange_t r = ndrange_%uD(g%s);\n", d, local ? ", l" : "");
-      }
+      src = append_ndrange(src, i);
       src = append(src,
                    "      out[2 + 2 * %u] = get_kernel_sub_group_count_for_ndrange(r, b);\n"
                    "      out[3 + 2 * %u] = get_kernel_max_sub_group_size_for_ndrange(r, b);\n"
@@ -489,6 +488,89 @@ run_enqueue_queries_at(struct cl *cl, const char *src, unsigned simd, size_t max
    free(saved);
 }
 
+static cl_command_queue make_default_queue(struct cl *cl, cl_uint size);
+
+/* Word offsets in the output of run_enqueue_query_children. */
+#define CHILD_SEEN(i) (3 * (i))             /* what child i's first work-group ran with */
+#define CHILD_QUERY(i) (64 + 2 * (i))       /* the parent's queries on its block */
+#define CHILD_RESULT(i) (96 + (i))          /* enqueue_kernel's result */
+#define CHILD_WIDTH 127
+#define CHILD_WORDS 128
+
+/* Each ndrange of query_ndranges enqueued: the sub-groups the child's first
+ * work-group runs with (get_num_sub_groups, get_max_sub_group_size, the
+ * first sub-group's size) against what the parent's queries said of the
+ * same block and ndrange, and against the manual's rules. */
+static void
+run_enqueue_query_children(struct cl *cl, unsigned simd, size_t max_wg)
+{
+   /* SIMD stored, so that no cache returns another width's program. */
+   char *src = append(NULL, "kernel void k(global uint *out)\n{\n   out[%u] = SIMD;\n",
+                      CHILD_WIDTH);
+   uint32_t out[CHILD_WORDS];
+   static const struct shape one = {"1d", 1, {1, 1, 1}, {1, 1, 1}};
+   cl_command_queue q = make_default_queue(cl, 0);
+   char env[4];
+   const char *old = getenv("WEFT_SIMD");
+   char *saved = old ? strdup(old) : NULL;
+
+   for (unsigned i = 0; i < NUM_QUERY_NDRANGES; i++) {
+      src = append(src, "   {\n");
+      src = append_ndrange(src, i);
+      src = append(src,
+                   "      void (^b)(void) = ^{\n"
+                   "         if (get_global_linear_id() == 0) {\n"
+                   "            out[%u] = get_num_sub_groups();\n"
+                   "            out[%u] = get_max_sub_group_size();\n"
+                   "            out[%u] = get_sub_group_size();\n"
+                   "         }\n"
+                   "      };\n"
+                   "      out[%u] = get_kernel_sub_group_count_for_ndrange(r, b);\n"
+                   "      out[%u] = get_kernel_max_sub_group_size_for_ndrange(r, b);\n"
+                   "      out[%u] = enqueue_kernel(get_default_queue(), CLK_ENQUEUE_FLAGS_NO_WAIT,\n"
+                   "                               r, b);\n"
+                   "   }\n",
+                   CHILD_SEEN(i), CHILD_SEEN(i) + 1, CHILD_SEEN(i) + 2, CHILD_QUERY(i),
+                   CHILD_QUERY(i) + 1, CHILD_RESULT(i));
+   }
+   src = append(src, "}\n");
+
+   snprintf(env, sizeof(env), "%u", simd);
+   setenv("WEFT_SIMD", env, 1);
+   cl_program prog = build(cl, src, simd, "-cl-std=CL2.0");
+   bool ran = q && prog && run(cl, prog, "k", &one, NULL, 0, out, sizeof(out)) &&
+              out[CHILD_WIDTH] == simd;
+
+   for (unsigned i = 0; i < NUM_QUERY_NDRANGES; i++) {
+      size_t items = query_workgroup_items(i, max_wg);
+      uint32_t count = (uint32_t)((items + simd - 1) / simd);
+      uint32_t first = items < simd ? (uint32_t)items : simd;
+      const uint32_t *seen = out + CHILD_SEEN(i), *query = out + CHILD_QUERY(i);
+
+      cases_in_matrix++;
+      report(ran && out[CHILD_RESULT(i)] == 0 && seen[0] == query[0] && seen[1] == query[1] &&
+                query[0] == count && query[1] == simd && seen[2] == first,
+             "enqueue: SIMD %u: a child of ndrange_%uD(%zu %zu %zu, local %zu %zu %zu) (enqueued "
+             "%d) ran with %u sub-groups of at most %u, the first of %u; the queries said %u of "
+             "at most %u; want %u of %u, the first of %u",
+             simd, query_ndranges[i].dim, query_ndranges[i].global[0],
+             query_ndranges[i].global[1], query_ndranges[i].global[2],
+             query_ndranges[i].local[0], query_ndranges[i].local[1], query_ndranges[i].local[2],
+             ran ? (int)out[CHILD_RESULT(i)] : 0, ran ? seen[0] : 0, ran ? seen[1] : 0,
+             ran ? seen[2] : 0, ran ? query[0] : 0, ran ? query[1] : 0, count, simd, first);
+   }
+   if (prog)
+      clReleaseProgram(prog);
+   if (q)
+      clReleaseCommandQueue(q);
+   if (saved)
+      setenv("WEFT_SIMD", saved, 1);
+   else
+      unsetenv("WEFT_SIMD");
+   free(saved);
+   free(src);
+}
+
 static void
 run_enqueue_queries(struct cl *cl, bool slice)
 {
@@ -498,8 +580,10 @@ run_enqueue_queries(struct cl *cl, bool slice)
 
    clGetDeviceInfo(cl->dev, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof(max_wg), &max_wg, NULL);
    for (unsigned s = 0; s < 3; s++) {
-      if (!slice || simds[s] == 16)
+      if (!slice || simds[s] == 16) {
          run_enqueue_queries_at(cl, src, simds[s], max_wg);
+         run_enqueue_query_children(cl, simds[s], max_wg);
+      }
    }
    free(src);
 }
@@ -532,6 +616,9 @@ run_enqueue_still_works(struct cl *cl)
 #define CLK_INVALID_QUEUE -102
 #define CLK_INVALID_NDRANGE -160
 #define CLK_DEVICE_QUEUE_FULL -161
+#define CLK_EVENT_ALLOCATION_FAILURE -100
+#define CLK_INVALID_EVENT_WAIT_LIST -57
+#define CLK_OUT_OF_RESOURCES -5
 
 /* Makes an on-device queue of @size bytes the default one (NULL: it could
  * not be made). */
@@ -833,6 +920,211 @@ run_enqueue_depth_bound(struct cl *cl)
       clReleaseCommandQueue(q);
 }
 
+/* --- clk_event_t: wait lists, returned events, markers, user events ---- */
+
+/*
+ * Children that record the order they ran in (out[16 + child] = their
+ * rank, from the counter out[15]): X waits for a user event that Y, which
+ * waits for nothing, completes; a marker waits for both, and Z for the
+ * marker.  Y must run before X and Z last, whatever the order of the
+ * enqueues.  W waits for a user event set to an error, V for W's event:
+ * neither runs.  The profiling of X's event is captured before X ran (the
+ * device writes it) and Z captures Y's, complete by then.
+ */
+static void
+run_enqueue_events(struct cl *cl)
+{
+   static const char src[] =
+      "#define RANK(I) out[16 + (I)] = atomic_inc((volatile global int *)&out[15])\n"
+      "kernel void events(global int *out, int base)\n"
+      "{\n"
+      "   queue_t q = get_default_queue();\n"
+      "   global ulong *prof = (global ulong *)(out + 32);\n"
+      "   clk_event_t u = create_user_event(), ex, ey, m, ew, u2 = create_user_event();\n"
+      "   out[15] = 0;\n"
+      "   out[0] = enqueue_kernel(q, CLK_ENQUEUE_FLAGS_NO_WAIT, ndrange_1D(1), 1, &u, &ex,\n"
+      "                           ^{ RANK(0); });\n"
+      "   out[1] = enqueue_kernel(q, CLK_ENQUEUE_FLAGS_WAIT_KERNEL, ndrange_1D(1), 0, NULL, &ey,\n"
+      "                           ^{ RANK(1); set_user_event_status(u, CL_COMPLETE);\n"
+      "                              release_event(u); });\n"
+      "   clk_event_t both[2] = { ex, ey };\n"
+      "   out[2] = enqueue_marker(q, 2, both, &m);\n"
+      "   out[3] = enqueue_kernel(q, CLK_ENQUEUE_FLAGS_WAIT_WORK_GROUP, ndrange_1D(1), 1, &m, NULL,\n"
+      "                           ^{ RANK(2); capture_event_profiling_info(ey,\n"
+      "                                 CLK_PROFILING_COMMAND_EXEC_TIME, prof + 2);\n"
+      "                              release_event(ey); });\n"
+      "   capture_event_profiling_info(ex, CLK_PROFILING_COMMAND_EXEC_TIME, prof);\n"
+      "   out[4] = enqueue_kernel(q, CLK_ENQUEUE_FLAGS_NO_WAIT, ndrange_1D(1), 1, &u2, &ew,\n"
+      "                           ^{ out[20] = base; });\n"
+      "   out[5] = enqueue_kernel(q, CLK_ENQUEUE_FLAGS_NO_WAIT, ndrange_1D(1), 1, &ew, NULL,\n"
+      "                           ^{ out[21] = base; });\n"
+      "   set_user_event_status(u2, -5);\n"
+      "   /* only once, and only a user event's */\n"
+      "   set_user_event_status(u2, CL_COMPLETE);\n"
+      "   set_user_event_status(ey, -6);\n"
+      "   out[6] = is_valid_event(ex) + 2 * is_valid_event(CLK_NULL_EVENT) + 4 * is_valid_event(u);\n"
+      "   retain_event(ex);\n"
+      "   release_event(ex);\n"
+      "   out[7] = is_valid_event(ex);\n"
+      "   release_event(ex);\n"
+      "   out[8] = is_valid_event(ex);\n"
+      "   release_event(m); release_event(ew); release_event(u2);\n"
+      "}\n";
+   int32_t out[40];
+   cl_command_queue q = make_default_queue(cl, 0);
+   bool ran = q && run_parent(cl, src, "events", 1, 1, out, 40, 77);
+   uint64_t prof[4];
+   bool results = ran, prof_ok;
+
+   memcpy(prof, out + 32, sizeof(prof));
+   for (unsigned i = 0; ran && i < 6; i++)
+      results &= out[i] == 0;
+   cases_in_matrix++;
+   report(results && out[15] == 3 && out[17] == 0 && out[16] == 1 && out[18] == 2,
+          "enqueue: events: enqueues %d %d, marker %d, %d %d %d; ran %d children, Y %d, X %d "
+          "(waited for the user event Y completes), Z %d (waited for the marker); want 3: 0 1 2",
+          out[0], out[1], out[2], out[3], out[4], out[5], out[15], out[17], out[16], out[18]);
+   cases_in_matrix++;
+   report(ran && out[20] != 77 && out[21] != 77,
+          "enqueue: a user event set to an error: its waiter %s, the waiter of the waiter's "
+          "event %s", out[20] == 77 ? "ran" : "did not run", out[21] == 77 ? "ran" : "did not run");
+   cases_in_matrix++;
+   report(ran && out[6] == 5 && out[7] == 1 && out[8] == 0,
+          "enqueue: is_valid_event of an event %d, CLK_NULL_EVENT %d, a user event %d; after "
+          "retain and release %d, after the last release %d; want 1 0 1 1 0",
+          out[6] & 1, (out[6] >> 1) & 1, (out[6] >> 2) & 1, out[7], out[8]);
+   /* CLK_PROFILING_COMMAND_EXEC_TIME: two 64-bit values, the command's
+    * time and with its children (which have none here). */
+   prof_ok = ran && prof[0] && prof[0] == prof[1] && prof[2] && prof[2] == prof[3] &&
+             prof[0] < 10000000000ull && prof[2] < 10000000000ull;
+   cases_in_matrix++;
+   report(prof_ok,
+          "enqueue: capture_event_profiling_info before the command ran %llu %llu, after %llu "
+          "%llu (ns)", (unsigned long long)prof[0], (unsigned long long)prof[1],
+          (unsigned long long)prof[2], (unsigned long long)prof[3]);
+   if (q)
+      clReleaseCommandQueue(q);
+}
+
+/* Every error of the event functions, as OpenCL C names it; none of the
+ * refused children runs. */
+static void
+run_enqueue_event_errors(struct cl *cl)
+{
+   static const char src[] =
+      "kernel void errs(global int *out, int events)\n"
+      "{\n"
+      "   queue_t q = get_default_queue();\n"
+      "   clk_event_t e, r = CLK_NULL_EVENT, gone, nul = CLK_NULL_EVENT, many[17], m = CLK_NULL_EVENT;\n"
+      "   out[0] = enqueue_kernel(q, CLK_ENQUEUE_FLAGS_NO_WAIT, ndrange_1D(1), 1, NULL, &r,\n"
+      "                           ^{ out[16] = 1; });\n"
+      "   e = create_user_event();\n"
+      "   out[1] = enqueue_kernel(q, CLK_ENQUEUE_FLAGS_NO_WAIT, ndrange_1D(1), 0, &e, NULL,\n"
+      "                           ^{ out[17] = 1; });\n"
+      "   out[2] = enqueue_kernel(q, CLK_ENQUEUE_FLAGS_NO_WAIT, ndrange_1D(1), 1, &nul, NULL,\n"
+      "                           ^{ out[18] = 1; });\n"
+      "   gone = create_user_event();\n"
+      "   set_user_event_status(gone, CL_COMPLETE);\n"
+      "   release_event(gone);\n"
+      "   out[3] = enqueue_kernel(q, CLK_ENQUEUE_FLAGS_NO_WAIT, ndrange_1D(1), 1, &gone, NULL,\n"
+      "                           ^{ out[19] = 1; });\n"
+      "   for (int i = 0; i < 17; i++)\n"
+      "      many[i] = e;\n"
+      "   out[4] = enqueue_kernel(q, CLK_ENQUEUE_FLAGS_NO_WAIT, ndrange_1D(1), 17, many, NULL,\n"
+      "                           ^{ out[20] = 1; });\n"
+      "   out[5] = enqueue_marker(q, 0, &e, &m);\n"
+      "   out[6] = enqueue_marker(q, 1, &e, NULL);\n"
+      "   /* a value that is no event: nothing happens to it */\n"
+      "   clk_event_t junk = __builtin_astype((size_t)out, clk_event_t);\n"
+      "   retain_event(junk); release_event(junk); set_user_event_status(junk, CL_COMPLETE);\n"
+      "   capture_event_profiling_info(junk, CLK_PROFILING_COMMAND_EXEC_TIME, (global ulong *)out);\n"
+      "   out[7] = is_valid_event(junk) + 2 * is_valid_event(m) + 4 * is_valid_event(r);\n"
+      "   /* every slot taken: CLK_NULL_EVENT, then CLK_EVENT_ALLOCATION_FAILURE */\n"
+      "   int made = 1;\n"
+      "   clk_event_t last = e;\n"
+      "   while (made < events + 1) {\n"
+      "      last = create_user_event();\n"
+      "      if (!is_valid_event(last))\n"
+      "         break;\n"
+      "      made++;\n"
+      "   }\n"
+      "   out[8] = made;\n"
+      "   clk_event_t full_ret = CLK_NULL_EVENT;\n"
+      "   out[9] = enqueue_kernel(q, CLK_ENQUEUE_FLAGS_NO_WAIT, ndrange_1D(1), 0, NULL, &full_ret,\n"
+      "                           ^{ out[21] = 1; });\n"
+      "   out[10] = enqueue_marker(q, 1, &e, &m);\n"
+      "   /* a child without an event still goes */\n"
+      "   out[11] = enqueue_kernel(q, CLK_ENQUEUE_FLAGS_NO_WAIT, ndrange_1D(1), ^{ out[22] = 1; });\n"
+      "   set_user_event_status(e, CL_COMPLETE);\n"
+      "}\n";
+   /* what OpenCL C says of each, in out[] order */
+   static const struct {
+      const char *what;
+      int32_t want;
+   } errs[] = {
+      {"a wait list of 1 event at NULL", CLK_INVALID_EVENT_WAIT_LIST},
+      {"a wait list of 0 events not at NULL", CLK_INVALID_EVENT_WAIT_LIST},
+      {"CLK_NULL_EVENT in a wait list", CLK_INVALID_EVENT_WAIT_LIST},
+      {"a released event in a wait list", CLK_INVALID_EVENT_WAIT_LIST},
+      {"a wait list of 17 events", CLK_OUT_OF_RESOURCES},
+      {"enqueue_marker of 0 events", CLK_INVALID_EVENT_WAIT_LIST},
+      {"enqueue_marker without a return event", CLK_EVENT_ALLOCATION_FAILURE},
+   };
+   int32_t out[24];
+   cl_uint max_events = 0;
+   cl_command_queue q = make_default_queue(cl, 0);
+
+   clGetDeviceInfo(cl->dev, CL_DEVICE_MAX_ON_DEVICE_EVENTS, sizeof(max_events), &max_events,
+                   NULL);
+   bool ran = q && run_parent(cl, src, "errs", 1, 1, out, 24, (int)max_events);
+
+   for (unsigned i = 0; i < sizeof(errs) / sizeof(errs[0]); i++) {
+      cases_in_matrix++;
+      /* out[16 + i]: the refused enqueue_kernel's child (a marker has none) */
+      bool child_ran = i <= 4 && (!ran || out[16 + i] == 1);
+
+      report(ran && out[i] == errs[i].want && !child_ran, "enqueue: %s: %d, want %d%s",
+             errs[i].what, ran ? out[i] : 0, errs[i].want,
+             child_ran ? ", and the child ran" : "");
+   }
+   cases_in_matrix++;
+   report(ran && out[7] == 0,
+          "enqueue: an enqueue refused returns no event (%s), nor a marker refused (%s); a value "
+          "that is not an event is %s and ignored by the event functions",
+          out[7] & 4 ? "it does" : "right", out[7] & 2 ? "it does" : "right",
+          out[7] & 1 ? "valid" : "not valid");
+   cases_in_matrix++;
+   report(ran && (cl_uint)out[8] == max_events && out[9] == CLK_EVENT_ALLOCATION_FAILURE &&
+             out[10] == CLK_EVENT_ALLOCATION_FAILURE && out[21] != 1 && out[11] == 0 &&
+             out[22] == 1,
+          "enqueue: %d events of %u made; then enqueue_kernel with a return event %d, "
+          "enqueue_marker %d (want CLK_EVENT_ALLOCATION_FAILURE), without one %d",
+          ran ? out[8] : 0, max_events, out[9], out[10], out[11]);
+   if (q)
+      clReleaseCommandQueue(q);
+}
+
+/* Without a default on-device queue there are no events either. */
+static void
+run_enqueue_events_no_queue(struct cl *cl)
+{
+   static const char src[] =
+      "kernel void none(global int *out, int base)\n"
+      "{\n"
+      "   clk_event_t u = create_user_event(), m;\n"
+      "   out[0] = is_valid_event(u);\n"
+      "   out[1] = enqueue_marker(get_default_queue(), 1, &u, &m);\n"
+      "}\n";
+   int32_t out[2];
+   bool ran = run_parent(cl, src, "none", 1, 1, out, 2, 0);
+
+   cases_in_matrix++;
+   report(ran && out[0] == 0 && out[1] == CLK_INVALID_QUEUE,
+          "enqueue: no default on-device queue: create_user_event gives %s, enqueue_marker %d, "
+          "want an invalid event and CLK_INVALID_QUEUE", out[0] ? "a valid event" : "none",
+          out[1]);
+}
+
 /* A child that faults: the parent's event reports it.  On a host queue of
  * its own: an in-order queue fails every command after a failed one. */
 static void
@@ -905,6 +1197,9 @@ run_enqueue(struct cl *cl, bool slice)
    run_enqueue_many(cl, slice ? 256 : 4096);
    run_enqueue_queue_full(cl);
    run_enqueue_invalid_ndrange(cl);
+   run_enqueue_events_no_queue(cl);
+   run_enqueue_events(cl);
+   run_enqueue_event_errors(cl);
    if (!slice) {
       run_enqueue_depth_bound(cl);
       run_enqueue_faulting_child(cl);

@@ -122,6 +122,7 @@
 #define   WEFT_DQ_EVENT_REFS		0x04	/* u32: the kernels' reference count */
 #define   WEFT_DQ_EVENT_START		0x08	/* u64, device: ns when it started */
 #define   WEFT_DQ_EVENT_END		0x10	/* u64, device: ns when it ended */
+#define   WEFT_DQ_EVENT_PROFILE		0x18	/* u64: VA that gets END - START twice, or 0 */
 
 /* Ring commands. */
 /*
