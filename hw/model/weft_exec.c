@@ -177,13 +177,33 @@ static inline const struct dc_entry *fetch(struct weft_worker *w, const struct d
 	return decode_at(w, pc);
 }
 
-/* Local ids of the sub-group's lanes: one division, then counting. */
+/*
+ * Local ids of the sub-group's lanes: a division (none in a one-dimensional
+ * work-group), then counting.  Every sub-group of a kernel that reads an id
+ * computes them, so the common case of lanes in one row takes a loop that
+ * vectorizes.
+ */
 void weft_sg_compute_lids(struct sg_ctx *c)
 {
-	uint32_t simd = c->dp->simd, lin = c->sg * simd;
-	uint32_t x = lin % c->lsz[0], y = (lin / c->lsz[0]) % c->lsz[1];
-	uint32_t z = lin / (c->lsz[0] * c->lsz[1]);
+	uint32_t simd = c->dp->simd, lin = c->sg * simd, x, y, z;
 
+	if (c->lsz[1] == 1 && c->lsz[2] == 1) {
+		x = lin;
+		y = z = 0;
+	} else {
+		x = lin % c->lsz[0];
+		y = (lin / c->lsz[0]) % c->lsz[1];
+		z = lin / (c->lsz[0] * c->lsz[1]);
+	}
+	if (x + simd <= c->lsz[0]) {
+		for (uint32_t l = 0; l < simd; l++) {
+			c->lid[0][l] = x + l;
+			c->lid[1][l] = y;
+			c->lid[2][l] = z;
+		}
+		c->lid_valid = true;
+		return;
+	}
 	for (uint32_t l = 0; l < simd; l++) {
 		c->lid[0][l] = x;
 		c->lid[1][l] = y;

@@ -50,6 +50,7 @@
 #define CACHE_DEFAULT	256	/* translations kept (WEFT_MODEL_JIT_CACHE) */
 #define QUANTUM		4096	/* = SG_QUANTUM of weft_exec.c */
 #define MAX_DST_ROWS	8	/* rows a translated load writes: ld.*.v4.u64 */
+#define ADDRESS_SHAPES	5	/* lane steps address_shape() knows: 0, 4, 8, 16, 32 bytes */
 
 /*
  * WEFT_MODEL_JIT_PROFILE=1: how often translated code ran each instruction
@@ -284,10 +285,10 @@ struct gen {
 	LLVMValueRef val[WEFT_NUM_REGS];	/* the block's value of each row, NULL: in the file */
 	bool dirty[WEFT_NUM_REGS];		/* assigned in the block, not yet stored */
 	LLVMValueRef on;			/* the block's active lanes, NULL: not loaded yet */
-	/* Whether the 64-bit addresses in rows r, r+1 are consecutive 4- or
-	 * 8-byte elements, or all the same (an i1 each), NULL: not computed in
-	 * this block. */
-	LLVMValueRef contig[WEFT_NUM_REGS][3];
+	/* Whether the 64-bit addresses in rows r, r+1 are all the same, or
+	 * step by 4, 8, 16 or 32 bytes from lane to lane (an i1 each,
+	 * address_shape()), NULL: not computed in this block. */
+	LLVMValueRef contig[WEFT_NUM_REGS][ADDRESS_SHAPES];
 	uint8_t *leader;			/* word index starts a basic block */
 	LLVMBasicBlockRef *blk, dispatch, exit;
 	LLVMValueRef dispatch_phi, exit_phi;
@@ -800,7 +801,7 @@ struct paths {
 	unsigned n;
 	LLVMBasicBlockRef from[MAX_PATHS];
 	LLVMValueRef vals[MAX_DST_ROWS][MAX_PATHS];
-	LLVMValueRef val[WEFT_NUM_REGS], contig[WEFT_NUM_REGS][3], on;
+	LLVMValueRef val[WEFT_NUM_REGS], contig[WEFT_NUM_REGS][ADDRESS_SHAPES], on;
 	bool dirty[WEFT_NUM_REGS];
 };
 
@@ -940,13 +941,52 @@ static void lane_access(struct gen *g, const struct weft_inst *in, LLVMValueRef 
 }
 
 /*
- * Whether the 64-bit addresses in rows @r, @r+1 step by @step bytes from
- * lane to lane (0: all the same), as an i1.  An offset moves every lane
- * alike, so this is a property of the rows: computed once per block.
+ * The @vec elements of every lane, lanes one after the other at @p (the
+ * vector fast path of global_paths()): one load of all of them, then each
+ * element's row picked out of it.
+ */
+static void contig_load(struct gen *g, const struct weft_inst *in, LLVMValueRef p, LLVMValueRef on)
+{
+	unsigned bits = weft_isa_type_bits(in->t), vec = weft_isa_ops[in->op].vec, NL = g->NL;
+	unsigned er = bits == 64 ? 2 : 1;
+	LLVMValueRef all, idx[WEFT_MAX_LANES];
+
+	all = LLVMBuildLoad2(g->b, LLVMVectorType(LLVMIntTypeInContext(g->C, bits), vec * NL), p, "");
+	LLVMSetAlignment(all, 1);
+	for (unsigned j = 0; j < vec; j++) {
+		LLVMValueRef v = all;
+
+		if (vec > 1) {
+			for (unsigned l = 0; l < NL; l++)
+				idx[l] = c32(g, l * vec + j);
+			v = LLVMBuildShuffleVector(g->b, all, LLVMGetUndef(LLVMTypeOf(all)),
+						   LLVMConstVector(idx, NL), "");
+		}
+		set_elems(g, (in->d + j * er) % WEFT_NUM_REGS, v, bits, 'u', on);
+	}
+}
+
+/* The store of contig_load(): the rows' elements interleaved lane by lane, one store. */
+static void contig_store(struct gen *g, const struct weft_inst *in, LLVMValueRef p)
+{
+	unsigned bits = weft_isa_type_bits(in->t), vec = weft_isa_ops[in->op].vec;
+	unsigned er = bits == 64 ? 2 : 1;
+	LLVMValueRef data[4];
+
+	for (unsigned j = 0; j < vec; j++)
+		data[j] = get_elems(g, (in->d + j * er) % WEFT_NUM_REGS, bits);
+	LLVMSetAlignment(LLVMBuildStore(g->b, vec > 1 ? interleave(g, data, vec) : data[0], p), 1);
+}
+
+/*
+ * Whether the 64-bit addresses in rows @r, @r+1 step by @step bytes (0, 4,
+ * 8, 16 or 32) from lane to lane (0: all the same), as an i1.  An offset
+ * moves every lane alike, so this is a property of the rows: computed once
+ * per block.
  */
 static LLVMValueRef address_shape(struct gen *g, unsigned r, unsigned step)
 {
-	unsigned kind = step == 4 ? 0 : step == 8 ? 1 : 2, NL = g->NL;
+	unsigned kind = step ? __builtin_ctz(step) - 1 : 0, NL = g->NL;
 	LLVMValueRef lane[WEFT_MAX_LANES], base, want;
 
 	if (g->contig[r][kind])
@@ -1017,10 +1057,12 @@ static LLVMValueRef tlb_lookup(struct gen *g, LLVMValueRef a0, bool store, LLVMV
  * ld/st.global (and .v2, .v4): the first active lane's page looked up in
  * the TLB inline (hash_slot() of weft_mmu.c), a hit (with write permission
  * for a store) when the page is mapped and translated before.  On a hit:
- * - a 32/64-bit access of every lane at consecutive elements inside the
- *   page: one vector access;
- * - a 32/64-bit load of one address in every lane (kernel arguments,
- *   uniform values): one load, broadcast to the active lanes;
+ * - an access of 32/64-bit elements by every lane at consecutive addresses
+ *   inside the page (a float4 per lane, one after the other): one vector
+ *   access, and shuffles between the lanes' elements and the rows;
+ * - a load of 32/64-bit elements from one address in every lane (kernel
+ *   arguments, uniform values): one load per element, broadcast to the
+ *   active lanes;
  * - every active lane's access inside that page: the lanes through host
  *   pointers (the builder is left in @lanes, the pointers returned).
  * Anything else (a miss, pages crossed, a fault): @slow.
@@ -1029,11 +1071,10 @@ static LLVMValueRef global_paths(struct gen *g, struct paths *ps, const struct w
 				 bool store, LLVMBasicBlockRef lanes, LLVMBasicBlockRef slow)
 {
 	unsigned bits = weft_isa_type_bits(in->t), size = bits / 8, NL = g->NL;
-	unsigned bytes = size * weft_isa_ops[in->op].vec, rows = bits == 64 ? 2 : 1;
-	bool scalar = bytes == size && size >= 4;
+	unsigned vec = weft_isa_ops[in->op].vec, bytes = size * vec, rows = bits == 64 ? 2 : 1;
+	bool whole = size >= 4;
 	LLVMValueRef mask, first, av, offs, a0, vpn, hit, host, same, ptrs, on = active(g);
 	LLVMValueRef contig = NULL, uni = NULL, pm = c64(g, WEFT_MMU_PAGE_SIZE - 1);
-	LLVMTypeRef vt = bits == 64 ? g->vi64 : g->vi32;
 	LLVMBasicBlockRef fb, ub, test;
 
 	/* No lane active: lane 0 (then nothing is accessed). */
@@ -1051,16 +1092,16 @@ static LLVMValueRef global_paths(struct gen *g, struct paths *ps, const struct w
 					  splat(g, c64(g, WEFT_MMU_PAGE_SIZE)), ""), "");
 	same = LLVMBuildAnd(g->b, hit, all_lanes(g, LLVMBuildOr(g->b, same, LLVMBuildNot(g->b, on, ""), "")), "");
 	ptrs = LLVMBuildGEP2(g->b, g->i8, host, &offs, 1, "");
-	if (scalar) {
+	if (whole) {
 		LLVMValueRef full = LLVMBuildICmp(g->b, LLVMIntEQ, mask, c32(g, NL == 32 ? ~0u : (1u << NL) - 1), "");
 
-		contig = LLVMBuildAnd(g->b, LLVMBuildAnd(g->b, full, address_shape(g, in->a, size), ""),
-				      LLVMBuildAnd(g->b, in_page(g, a0, NL * size), hit, ""), "");
+		contig = LLVMBuildAnd(g->b, LLVMBuildAnd(g->b, full, address_shape(g, in->a, bytes), ""),
+				      LLVMBuildAnd(g->b, in_page(g, a0, NL * bytes), hit, ""), "");
 		if (!store)
 			uni = LLVMBuildAnd(g->b, address_shape(g, in->a, 0),
-					   LLVMBuildAnd(g->b, in_page(g, a0, size), hit, ""), "");
+					   LLVMBuildAnd(g->b, in_page(g, a0, bytes), hit, ""), "");
 	}
-	paths_begin(g, ps, in->d, store ? 0 : rows * weft_isa_ops[in->op].vec);
+	paths_begin(g, ps, in->d, store ? 0 : rows * vec);
 	if (contig) {
 		LLVMValueRef p = byte_ptr(g, host, LLVMBuildAnd(g->b, a0, pm, ""));
 
@@ -1068,27 +1109,27 @@ static LLVMValueRef global_paths(struct gen *g, struct paths *ps, const struct w
 		test = new_block(g, "uniform?");
 		LLVMBuildCondBr(g->b, contig, fb, test);
 		LLVMPositionBuilderAtEnd(g->b, fb);
-		if (store) {
-			LLVMSetAlignment(LLVMBuildStore(g->b, get_elems(g, in->d, bits), p), 1);
-		} else {
-			LLVMValueRef v = LLVMBuildLoad2(g->b, vt, p, "");
-
-			LLVMSetAlignment(v, 1);
-			set_elems(g, in->d, v, bits, 'u', on);
-		}
+		if (store)
+			contig_store(g, in, p);
+		else
+			contig_load(g, in, p, on);
 		path_end(g, ps);
 		LLVMPositionBuilderAtEnd(g->b, test);
 	}
 	if (uni) {
-		LLVMValueRef v, p = byte_ptr(g, host, LLVMBuildAnd(g->b, a0, pm, ""));
+		LLVMValueRef p = byte_ptr(g, host, LLVMBuildAnd(g->b, a0, pm, ""));
 
 		ub = new_block(g, "uniform");
 		test = new_block(g, "lanes?");
 		LLVMBuildCondBr(g->b, uni, ub, test);
 		LLVMPositionBuilderAtEnd(g->b, ub);
-		v = LLVMBuildLoad2(g->b, bits == 64 ? g->i64 : g->i32, p, "");
-		LLVMSetAlignment(v, 1);
-		set_elems(g, in->d, broadcast(g, v), bits, 'u', on);
+		for (unsigned j = 0; j < vec; j++) {
+			LLVMValueRef v = LLVMBuildLoad2(g->b, bits == 64 ? g->i64 : g->i32,
+							byte_ptr(g, p, c64(g, (uint64_t)j * size)), "");
+
+			LLVMSetAlignment(v, 1);
+			set_elems(g, (in->d + j * rows) % WEFT_NUM_REGS, broadcast(g, v), bits, 'u', on);
+		}
 		path_end(g, ps);
 		LLVMPositionBuilderAtEnd(g->b, test);
 	}

@@ -228,6 +228,62 @@ static void t_directed(void)
 }
 
 /*
+ * Global vectors the translator moves whole: .v2/.v4 of 32- and 64-bit
+ * elements from one address in every lane (kernel arguments), and at
+ * consecutive addresses, each lane's vector right after the previous
+ * lane's, loaded and stored; some sub-groups' vectors cross a page, and
+ * masked lanes and partial sub-groups take the per-lane path.
+ */
+static void t_vectors(void)
+{
+	static const struct { uint32_t g, l; } shapes[] = { { 64, 64 }, { 77, 24 }, { 40, 8 } };
+	static const char src[] =
+		"\ts2r.u64 r0, sr.args\n"
+		"\ts2r.u32 r2, sr.local_linear_id\n"
+		"\tld.global.v4.u64 r64, [r0+8]\n"
+		"\tld.global.v2.u32 r72, [r0+36]\n"
+		"\tld.global.v4.u32 r74, [r0+4092]\n"
+		"\tcvt.u64.u32 r6, r2\n"
+		"\tshl.u64 r8, r6, 4\n"
+		"\tadd.u64 r8, r8, r0\n"
+		"\tshl.u64 r10, r6, 3\n"
+		"\tadd.u64 r10, r10, r0\n"
+		"\tshl.u64 r12, r6, 5\n"
+		"\tadd.u64 r12, r12, r0\n"
+		"\tld.global.v4.u32 r78, [r8+3900]\n"
+		"\tld.global.v2.u32 r82, [r10+200]\n"
+		"\tld.global.v4.u64 r84, [r12+4000]\n"
+		"\tld.global.v2.u64 r92, [r8+6000]\n"
+		"\tst.global.v4.u32 [r8+8192], r78\n"
+		"\tst.global.v2.u64 [r8+9300], r92\n"
+		"\tst.global.v4.u64 [r12+10400], r84\n"
+		"\tst.global.v2.u32 [r10+12500], r82\n"
+		"\tand.u32 r3, r2, 1\n"
+		"\tif r3, even\n"
+		"\tst.global.v4.u32 [r8+13100], r74\n"
+		"\tld.global.v2.u64 r96, [r8+6000]\n"
+		"\tld.global.v2.u32 r100, [r0+44]\n"
+		"even:\tendif\n"
+		"\tend\n";
+
+	if (!load_code(src))
+		return;
+	for (unsigned si = 0; si < 3; si++) {
+		for (unsigned k = 0; k < sizeof(shapes) / sizeof(shapes[0]); k++) {
+			unsigned simd = 8u << si;
+			struct env_dispatch d = { code_va, args_va, simd, { shapes[k].g, 1, 1 },
+						  { shapes[k].l, 1, 1 }, { 0 }, 0, 0 };
+			char what[64];
+
+			for (unsigned i = 0; i < 2048; i++)
+				args[0][i] = args[1][i] = (uint64_t)h_rand() << 32 | h_rand();
+			snprintf(what, sizeof(what), "vectors, shape %u at simd %u", k, simd);
+			both(&d, what);
+		}
+	}
+}
+
+/*
  * Each work-item's operands r10, r11 (and what @more loads) from the
  * arguments at local id << @shift; then every fourth work-item's lane goes
  * off until "off:".
@@ -544,6 +600,8 @@ int main(void)
 	      t_structured);
 	h_run("jit: spins on a flag a later sub-group sets, forever (watchdog), or beside a fault",
 	      t_spins);
+	h_run("jit: global .v2/.v4 loads and stores, uniform and consecutive, crossing pages, masked",
+	      t_vectors);
 	h_run("jit: the kernels above were translated, with native and helper instructions, "
 	      "in a cache of 8 that evicted the rest",
 	      t_translated);
