@@ -1054,6 +1054,52 @@ static LLVMValueRef tlb_lookup(struct gen *g, LLVMValueRef a0, bool store, LLVMV
 }
 
 /*
+ * Every active lane's page looked up in the TLB inline (tlb_lookup() lane
+ * by lane, the entries gathered), for lanes whose accesses of @bytes at
+ * addresses @av (offsets @offs in their pages) are not all in one page:
+ * *@ok whether each active lane hits (with write permission for a @store)
+ * with its access inside its page; returns the lanes' host pointers.
+ */
+static LLVMValueRef lane_pages(struct gen *g, LLVMValueRef av, LLVMValueRef offs, unsigned bytes,
+			       bool store, LLVMValueRef on, LLVMValueRef *ok)
+{
+	LLVMTypeRef tys[2] = { g->vi64, LLVMVectorType(g->ptr, g->NL) };
+	LLVMValueRef vpn, slot, e, gen, args[4], field[4], good;
+	static const size_t at[4] = { offsetof(struct weft_tlb_entry, vpn),
+				      offsetof(struct weft_tlb_entry, gen),
+				      offsetof(struct weft_tlb_entry, host),
+				      offsetof(struct weft_tlb_entry, pte) };
+
+	vpn = LLVMBuildLShr(g->b, av, splat(g, c64(g, WEFT_MMU_PAGE_SHIFT)), "");
+	slot = LLVMBuildLShr(g->b, LLVMBuildMul(g->b, vpn, splat(g, c64(g, 0x9e3779b97f4a7c15ull)), ""),
+			     splat(g, c64(g, 64 - WEFT_TLB_BITS)), "");
+	slot = LLVMBuildAdd(g->b, LLVMBuildMul(g->b, slot, splat(g, c64(g, sizeof(struct weft_tlb_entry))), ""),
+			    splat(g, c64(g, offsetof(struct weft_mmu, tlb))), "");
+	e = LLVMBuildGEP2(g->b, g->i8, g->mmu, &slot, 1, "");
+	for (unsigned k = 0; k < (store ? 4u : 3u); k++) {
+		LLVMValueRef off = splat(g, c64(g, at[k]));
+
+		args[0] = LLVMBuildGEP2(g->b, g->i8, e, &off, 1, "");
+		args[1] = c32(g, 8);
+		args[2] = on;
+		args[3] = LLVMConstNull(g->vi64);
+		field[k] = intrinsic(g, "llvm.masked.gather", tys, 2, args, 4);
+	}
+	gen = LLVMBuildLoad2(g->b, g->i64, byte_ptr(g, g->mmu, c64(g, offsetof(struct weft_mmu, gen))), "");
+	good = LLVMBuildAnd(g->b, LLVMBuildICmp(g->b, LLVMIntEQ, field[0], vpn, ""),
+			    LLVMBuildICmp(g->b, LLVMIntEQ, field[1], broadcast(g, gen), ""), "");
+	good = LLVMBuildAnd(g->b, good, LLVMBuildICmp(g->b, LLVMIntULE,
+			    LLVMBuildAdd(g->b, offs, splat(g, c64(g, bytes)), ""),
+			    splat(g, c64(g, WEFT_MMU_PAGE_SIZE)), ""), "");
+	if (store)
+		good = LLVMBuildAnd(g->b, good, LLVMBuildICmp(g->b, LLVMIntNE,
+				    LLVMBuildAnd(g->b, field[3], splat(g, c64(g, WEFT_PTE_WRITE)), ""),
+				    LLVMConstNull(g->vi64), ""), "");
+	*ok = all_lanes(g, LLVMBuildOr(g->b, good, LLVMBuildNot(g->b, on, ""), ""));
+	return LLVMBuildGEP2(g->b, g->i8, LLVMBuildIntToPtr(g->b, field[2], tys[1], ""), &offs, 1, "");
+}
+
+/*
  * ld/st.global (and .v2, .v4): the first active lane's page looked up in
  * the TLB inline (hash_slot() of weft_mmu.c), a hit (with write permission
  * for a store) when the page is mapped and translated before.  On a hit:
@@ -1065,7 +1111,10 @@ static LLVMValueRef tlb_lookup(struct gen *g, LLVMValueRef a0, bool store, LLVMV
  *   active lanes;
  * - every active lane's access inside that page: the lanes through host
  *   pointers (the builder is left in @lanes, the pointers returned).
- * Anything else (a miss, pages crossed, a fault): @slow.
+ * Lanes in different pages (a transpose's column, the two rows of a 2D
+ * sub-group) look their pages up lane by lane (lane_pages()), and go
+ * through host pointers too when every one hits.  Anything else (a miss, a
+ * page crossed, a fault): @slow.
  */
 static LLVMValueRef global_paths(struct gen *g, struct paths *ps, const struct weft_inst *in,
 				 bool store, LLVMBasicBlockRef lanes, LLVMBasicBlockRef slow)
@@ -1075,7 +1124,8 @@ static LLVMValueRef global_paths(struct gen *g, struct paths *ps, const struct w
 	bool whole = size >= 4;
 	LLVMValueRef mask, first, av, offs, a0, vpn, hit, host, same, ptrs, on = active(g);
 	LLVMValueRef contig = NULL, uni = NULL, pm = c64(g, WEFT_MMU_PAGE_SIZE - 1);
-	LLVMBasicBlockRef fb, ub, test;
+	LLVMValueRef each[2];
+	LLVMBasicBlockRef fb, ub, test, pages, from[2];
 
 	/* No lane active: lane 0 (then nothing is accessed). */
 	first = first_active(g);
@@ -1133,8 +1183,17 @@ static LLVMValueRef global_paths(struct gen *g, struct paths *ps, const struct w
 		path_end(g, ps);
 		LLVMPositionBuilderAtEnd(g->b, test);
 	}
-	LLVMBuildCondBr(g->b, same, lanes, slow);
+	pages = new_block(g, "pages");
+	LLVMBuildCondBr(g->b, same, lanes, pages);
+	from[0] = LLVMGetInsertBlock(g->b);
+	LLVMPositionBuilderAtEnd(g->b, pages);
+	each[0] = ptrs;
+	each[1] = lane_pages(g, av, offs, bytes, store, on, &hit);
+	from[1] = LLVMGetInsertBlock(g->b);
+	LLVMBuildCondBr(g->b, hit, lanes, slow);
 	LLVMPositionBuilderAtEnd(g->b, lanes);
+	ptrs = LLVMBuildPhi(g->b, LLVMTypeOf(ptrs), "ptrs");
+	LLVMAddIncoming(ptrs, each, from, 2);
 	return ptrs;
 }
 

@@ -25,7 +25,7 @@
 #define MAX_ITEMS	300
 
 static struct env *ref, *jit;	/* interpreter, translator */
-static uint64_t code_va, args_va, dump_va;
+static uint64_t code_va, args_va, dump_va, ro_va;
 static uint64_t *code[2], *args[2];
 
 static struct env *make(const char *mode)
@@ -227,6 +227,24 @@ static void t_directed(void)
 	}
 }
 
+/* The loaded kernel both ways on 1-D dispatches of the @n sizes in @shapes at SIMD 8, 16, 32. */
+static void run_1d(const uint32_t (*shapes)[2], unsigned n, const char *name)
+{
+	for (unsigned si = 0; si < 3; si++) {
+		for (unsigned k = 0; k < n; k++) {
+			unsigned simd = 8u << si;
+			struct env_dispatch d = { code_va, args_va, simd, { shapes[k][0], 1, 1 },
+						  { shapes[k][1], 1, 1 }, { 0 }, 0, 0 };
+			char what[64];
+
+			for (unsigned i = 0; i < 2048; i++)
+				args[0][i] = args[1][i] = (uint64_t)h_rand() << 32 | h_rand();
+			snprintf(what, sizeof(what), "%s, shape %u at simd %u", name, k, simd);
+			both(&d, what);
+		}
+	}
+}
+
 /*
  * Global vectors the translator moves whole: .v2/.v4 of 32- and 64-bit
  * elements from one address in every lane (kernel arguments), and at
@@ -236,7 +254,7 @@ static void t_directed(void)
  */
 static void t_vectors(void)
 {
-	static const struct { uint32_t g, l; } shapes[] = { { 64, 64 }, { 77, 24 }, { 40, 8 } };
+	static const uint32_t shapes[][2] = { { 64, 64 }, { 77, 24 }, { 40, 8 } };
 	static const char src[] =
 		"\ts2r.u64 r0, sr.args\n"
 		"\ts2r.u32 r2, sr.local_linear_id\n"
@@ -266,20 +284,47 @@ static void t_vectors(void)
 		"even:\tendif\n"
 		"\tend\n";
 
-	if (!load_code(src))
-		return;
-	for (unsigned si = 0; si < 3; si++) {
-		for (unsigned k = 0; k < sizeof(shapes) / sizeof(shapes[0]); k++) {
-			unsigned simd = 8u << si;
-			struct env_dispatch d = { code_va, args_va, simd, { shapes[k].g, 1, 1 },
-						  { shapes[k].l, 1, 1 }, { 0 }, 0, 0 };
-			char what[64];
+	if (load_code(src))
+		run_1d(shapes, sizeof(shapes) / sizeof(shapes[0]), "vectors");
+}
 
-			for (unsigned i = 0; i < 2048; i++)
-				args[0][i] = args[1][i] = (uint64_t)h_rand() << 32 | h_rand();
-			snprintf(what, sizeof(what), "vectors, shape %u at simd %u", k, simd);
-			both(&d, what);
-		}
+/*
+ * Global accesses whose lanes lie in different pages (2052 bytes apart:
+ * two lanes a page, or one), looked up lane by lane: loads and stores,
+ * masked, vectors, one that crosses a page in some lanes; then a store to
+ * pages that a load just put in the TLB but that are not writable: the
+ * same fault both ways.
+ */
+static void t_pages(void)
+{
+	static const uint32_t shapes[][2] = { { 64, 64 }, { 77, 24 }, { 30, 30 } };
+	static const char *const body[2] = {
+		"\tst.global.u32 [r8+0], r2\n"
+		"\tld.global.u32 r64, [r8+4]\n"
+		"\tst.global.v2.u32 [r8+8], r64\n"
+		"\tand.u32 r3, r2, 1\n"
+		"\tif r3, even\n"
+		"\tst.global.u32 [r8+4], r2\n"
+		"\tld.global.u64 r66, [r8+0]\n"
+		"even:\tendif\n"
+		"\tld.global.v4.u32 r68, [r8+2036]\n",
+		"\tld.global.u32 r64, [r8+0]\n"
+		"\tst.global.u32 [r8+0], r2\n",
+	};
+	uint64_t base[2] = { dump_va + 49152, ro_va };
+	char src[2048];
+
+	for (unsigned kind = 0; kind < 2; kind++) {
+		snprintf(src, sizeof(src),
+			 "\ts2r.u32 r2, sr.local_linear_id\n"
+			 "\tcvt.u64.u32 r6, r2\n"
+			 "\tmul.u64 r8, r6, 2052\n"
+			 "\tmov.u64 r10, 0x%llx\n"
+			 "\tadd.u64 r8, r8, r10\n"
+			 "%s\tend\n", (unsigned long long)base[kind], body[kind]);
+		if (!load_code(src))
+			return;
+		run_1d(shapes, sizeof(shapes) / sizeof(shapes[0]), kind ? "pages not writable" : "pages");
 	}
 }
 
@@ -584,6 +629,7 @@ int main(void)
 	args[0] = h[0];
 	args[1] = h[1];
 	dump_va = buf(MAX_ITEMS * 4 * DUMP_ROWS, WEFT_PTE_VALID | WEFT_PTE_WRITE, h);
+	ro_va = buf(65536, WEFT_PTE_VALID, h);
 	h_run("jit: random valid programs of every class, memory, registers and faults as interpreted",
 	      t_random_programs);
 	h_run("jit: every special register, SLM, scratch and global accesses of every shape, masked",
@@ -602,6 +648,8 @@ int main(void)
 	      t_spins);
 	h_run("jit: global .v2/.v4 loads and stores, uniform and consecutive, crossing pages, masked",
 	      t_vectors);
+	h_run("jit: global accesses of lanes in different pages, masked, crossing pages, not writable",
+	      t_pages);
 	h_run("jit: the kernels above were translated, with native and helper instructions, "
 	      "in a cache of 8 that evicted the rest",
 	      t_translated);
