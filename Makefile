@@ -53,11 +53,13 @@ bench-build: tools
 # Benchmarks (never timed tests), each against PoCL in the same run (README.md,
 # "Benchmarks"): the hardware's roofline (hand-written ISA on the device model
 # in-process), then OpenCL C through Rusticl and the weft compiler, with its plot,
-# then clpeak on both devices (each test bounded in time).
+# then clpeak on both devices (each test bounded in time), then device-side
+# enqueue's child launch and children/s (Weft alone: no peer here has it).
 bench: bench-build mesa
 	$(BUILD)/bench/builtins
 	BUILD=$(BUILD) bench/run-opencl --plot $(BUILD)/bench/opencl.png
 	BUILD=$(BUILD) bench/run-clpeak
+	BUILD=$(BUILD) bench/run-enqueue-opencl
 
 # Mesa with Rusticl and the weft driver, cached in $(WEFT_CACHE) by the
 # hash of its inputs (ISA, uAPI, libweft and the model among them).
