@@ -6,9 +6,9 @@
  * (CL_LINK_PROGRAM_FAILURE), the build status is CL_BUILD_ERROR, the build
  * log names the kernel and what it needs, clCreateKernel refuses the
  * program, and the process lives on (also for SPIR-V that uses what Weft
- * does not support: pipe-storage.spv and byval-global-pointer.spv, next to
- * this program): a correct program built and run after the failures gives
- * the right result. Two programs that define the same function do not link
+ * does not support: pipe-storage.spv, byval-global-pointer.spv and
+ * builtin-of-wrong-type.spv, next to this program): a correct program built
+ * and run after the failures gives the right result. Two programs that define the same function do not link
  * (CL_LINK_PROGRAM_FAILURE, the log names it). Options the compiler does not take
  * are the application's error, apart from a failed compile:
  * CL_INVALID_BUILD_OPTIONS / CL_INVALID_COMPILER_OPTIONS, with the option
@@ -105,6 +105,15 @@ static const struct unsupported unsupported[] = {
       "byval-global-pointer.spv",
       "",
       { "byval_global", "ByVal", "CrossWorkgroup" },
+   },
+   {
+      /* A uint declared EnqueuedWorkgroupSize; the compiler aborted the
+       * process in nir_lower_system_values (tests/fuzz-spirv). */
+      "builtin-of-wrong-type",
+      NULL,
+      "builtin-of-wrong-type.spv",
+      "",
+      { "wrong_builtin", "EnqueuedWorkgroupSize variable has type uint", "u64vec3" },
    },
 };
 

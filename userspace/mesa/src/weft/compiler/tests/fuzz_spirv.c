@@ -6,7 +6,8 @@
  * entry point of the result: spirv_to_nir with Rusticl's options,
  * libclc linked in, Rusticl's lowering (core/kernel.rs: compile_nir_to_args,
  * compile_nir_prepare_for_variants, compile_nir_variant for the default
- * variant), the screen's finalize_nir (weft_preprocess_nir) and the backend
+ * variant, and for the optimized variant where Rusticl makes one), the
+ * screen's finalize_nir (weft_preprocess_nir) and the backend
  * (weft_compile_nir at SIMD 8, 16 and 32).
  *
  * The property: no crash, sanitizer report, failed NIR validation or hang;
@@ -44,6 +45,7 @@ static nir_shader *libclc;
 /* Rusticl's capabilities and options (mesa/compiler/clc/spirv.rs), 64-bit. */
 static const struct spirv_capabilities caps = {
    .Addresses = true,
+   .DeviceEnqueue = true,
    .Float16 = true,
    .Float16Buffer = true,
    .Float64 = true,
@@ -54,32 +56,45 @@ static const struct spirv_capabilities caps = {
    .Int8 = true,
    .Int16 = true,
    .Int64 = true,
+   .Int64Atomics = true,
    .Kernel = true,
    .ImageBasic = true,
    .ImageReadWrite = true,
    .Linkage = true,
    .LiteralSampler = true,
+   .Pipes = true,
    .SampledBuffer = true,
    .Sampled1D = true,
+   .SubgroupDispatch = true,
    .SubgroupBufferBlockIOINTEL = true,
    .SubgroupImageBlockIOINTEL = true,
    .SubgroupShuffleINTEL = true,
    .Vector16 = true,
 };
 
+/* Kernels are translated with generic pointers, which weft has
+ * (Device::generic_address_space_supported), libclc without; both with
+ * 32-bit denormals preserved, as the screen's pipe_caps.fp32_denorm_preserve
+ * asks (Mesa patch 0192).
+ */
 static struct spirv_to_nir_options
-spirv_options(const nir_shader *clc)
+spirv_options(const nir_shader *clc, bool generic_pointers)
 {
+   const nir_address_format global = generic_pointers ? nir_address_format_62bit_generic
+                                                      : nir_address_format_64bit_global;
+   const nir_address_format offset = generic_pointers ? nir_address_format_62bit_generic
+                                                      : nir_address_format_32bit_offset_as_64bit;
+
    return (struct spirv_to_nir_options){
       .environment = NIR_SPIRV_OPENCL,
       .clc_shader = clc,
-      .float_controls_execution_mode = FLOAT_CONTROLS_DENORM_FLUSH_TO_ZERO_FP32,
+      .float_controls_execution_mode = FLOAT_CONTROLS_DENORM_PRESERVE_FP32,
       .printf = true,
       .capabilities = &caps,
       .constant_addr_format = nir_address_format_64bit_global,
-      .global_addr_format = nir_address_format_64bit_global,
-      .shared_addr_format = nir_address_format_32bit_offset_as_64bit,
-      .temp_addr_format = nir_address_format_32bit_offset_as_64bit,
+      .global_addr_format = global,
+      .shared_addr_format = offset,
+      .temp_addr_format = offset,
       /* As Rusticl (patch 0010): a module it cannot translate fails. */
       .skip_os_break_in_debug_build = true,
    };
@@ -190,23 +205,25 @@ add_internal_arg(nir_shader *nir, size_t *loc, const struct glsl_type *type, con
    var->data.location = *loc;
 }
 
-/* Rusticl's compile_nir_prepare_for_variants() and compile_nir_variant(). */
-static void
-lower_variant(nir_shader *nir)
+/* Program-scope global variables, which Rusticl gives the kernel in a buffer. */
+static bool
+has_global_variables(nir_shader *nir)
 {
-   struct rusticl_lower_state state = { 0 };
-   const struct glsl_type *u64x3 = glsl_vector_type(GLSL_TYPE_UINT64, 3);
-   nir_lower_compute_system_values_options sysvals = {
-      .has_global_size = true,
-      .has_base_global_invocation_id = true,
-      .has_base_workgroup_id = true,
-   };
+   nir_foreach_variable_with_modes(var, nir, nir_var_mem_global)
+      return true;
+   return false;
+}
 
+/* Rusticl's compile_nir_prepare_for_variants(). */
+static void
+prepare_for_variants(nir_shader *nir)
+{
    NIR_PASS(_, nir, nir_remove_dead_variables,
             nir_var_uniform | nir_var_image | nir_var_mem_constant | nir_var_mem_shared |
             nir_var_function_temp, &dead_variables);
    NIR_PASS(_, nir, nir_lower_readonly_images_to_tex, true);
-   NIR_PASS(_, nir, nir_lower_cl_images, false, false);
+   /* weft's screen sets neither nir_images_as_deref nor nir_samplers_as_deref. */
+   NIR_PASS(_, nir, nir_lower_cl_images, true, true);
    NIR_PASS(_, nir, nir_lower_vars_to_explicit_types, nir_var_mem_constant,
             glsl_get_cl_type_size_align);
    if (nir->constant_data_size) {
@@ -216,7 +233,28 @@ lower_variant(nir_shader *nir)
    }
    NIR_PASS(_, nir, nir_lower_system_values);
    nir_shader_gather_info(nir, nir_shader_get_entrypoint(nir));
+}
 
+/* Rusticl's compile_nir_variant(); false when the kernel cannot be built. The
+ * optimized variant runs without global offsets, at the work-group size hint
+ * if the kernel has one.
+ */
+static bool
+lower_variant(nir_shader *nir, bool optimized)
+{
+   struct rusticl_lower_state state = { 0 };
+   const struct glsl_type *u64x3 = glsl_vector_type(GLSL_TYPE_UINT64, 3);
+   const uint16_t *hint = nir->info.cs.workgroup_size_hint;
+   nir_lower_compute_system_values_options sysvals = {
+      .has_global_size = true,
+      .has_base_global_invocation_id = !optimized,
+      .has_base_workgroup_id = !optimized,
+   };
+
+   if (optimized && (hint[0] || hint[1] || hint[2])) {
+      nir->info.workgroup_size_variable = false;
+      memcpy(nir->info.workgroup_size, hint, sizeof(nir->info.workgroup_size));
+   }
    NIR_PASS(_, nir, nir_lower_compute_system_values, &sysvals);
    nir_shader_gather_info(nir, nir_shader_get_entrypoint(nir));
    nir->num_uniforms = 0;
@@ -233,8 +271,21 @@ lower_variant(nir_shader *nir)
                        "num_workgroups");
    if (nir->constant_data_size)
       add_internal_arg(nir, &state.const_buf_loc, glsl_uint64_t_type(), "constant_buffer_addr");
+   if (has_global_variables(nir))
+      add_internal_arg(nir, &state.global_vars_loc, glsl_uint64_t_type(),
+                       "global_variables_addr");
    if (nir->info.uses_printf)
       add_internal_arg(nir, &state.printf_buf_loc, glsl_uint64_t_type(), "printf_buffer_addr");
+   if (nir->info.num_images || nir->info.num_textures) {
+      unsigned count = nir->info.num_images + nir->info.num_textures;
+
+      add_internal_arg(nir, &state.format_arr_loc, glsl_array_type(glsl_int16_t_type(), count, 2),
+                       "image_formats");
+      add_internal_arg(nir, &state.order_arr_loc, glsl_array_type(glsl_int16_t_type(), count, 2),
+                       "image_orders");
+   }
+   if (rusticl_uses_default_device_queue(nir))
+      add_internal_arg(nir, &state.device_queue_loc, glsl_uint64_t_type(), "default_device_queue");
    if (BITSET_TEST(nir->info.system_values_read, SYSTEM_VALUE_WORK_DIM))
       add_internal_arg(nir, &state.work_dim_loc, glsl_uint8_t_type(), "work_dim");
 
@@ -245,16 +296,30 @@ lower_variant(nir_shader *nir)
    NIR_PASS(_, nir, nir_lower_memcpy);
    nir->scratch_size = 0;
    nir->info.shared_size = 0;
+   nir->global_mem_size = 0;
    NIR_PASS(_, nir, nir_remove_dead_variables, nir_var_function_temp | nir_var_mem_shared,
             &dead_variables);
    NIR_PASS(_, nir, nir_lower_vars_to_explicit_types,
             nir_var_function_temp | nir_var_mem_shared | nir_var_mem_generic,
             glsl_get_cl_type_size_align);
-   NIR_PASS(_, nir, nir_lower_explicit_io, nir_var_mem_global | nir_var_mem_constant,
+   /* Rusticl's CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE with 64-bit addresses. */
+   if (nir->global_mem_size > 64 * 1024)
+      return false;
+   if (nir->global_mem_size) {
+      void *global_vars = calloc(1, nir->global_mem_size);
+      bool gathered = rusticl_gather_global_variables(nir, global_vars, nir->global_mem_size);
+
+      free(global_vars);
+      if (!gathered)
+         return false;
+   }
+   /* Generic pointers: the memories they can point to are lowered together. */
+   NIR_PASS(_, nir, nir_lower_explicit_io, nir_var_mem_constant,
             nir_address_format_64bit_global);
+   NIR_PASS(_, nir, nir_lower_explicit_io, nir_var_mem_generic,
+            nir_address_format_62bit_generic);
    NIR_PASS(_, nir, rusticl_lower_intrinsics, &state);
-   NIR_PASS(_, nir, nir_lower_explicit_io,
-            nir_var_mem_shared | nir_var_function_temp | nir_var_uniform,
+   NIR_PASS(_, nir, nir_lower_explicit_io, nir_var_uniform,
             nir_address_format_32bit_offset_as_64bit);
    if (weft_nir_options.lower_int64_options && !weft_nir_options.late_lower_int64)
       NIR_PASS(_, nir, nir_lower_int64);
@@ -262,6 +327,51 @@ lower_variant(nir_shader *nir)
       NIR_PASS(_, nir, rusticl_lower_inputs);
    NIR_PASS(_, nir, nir_lower_convert_alu_types, NULL);
    optimize(nir, true);
+   return true;
+}
+
+/* The screen's finalize_nir and the backend at every SIMD width: either a
+ * binary or the reason why not.
+ */
+static void
+compile(nir_shader *nir, const char *name)
+{
+   weft_preprocess_nir(nir, 1024); /* the model's largest work-group */
+   for (unsigned simd = 8; simd <= 32; simd *= 2) {
+      char *error = NULL;
+      struct weft_shader *shader = weft_compile_nir_simd(nir, simd, &error);
+
+      if (!shader != !!error) {
+         fprintf(stderr, "weft_fuzz_spirv: %s at SIMD %u %s\n", name, simd,
+                 shader ? "compiled but set an error" : "failed without an error");
+         abort();
+      }
+      weft_shader_destroy(shader);
+      free(error);
+   }
+}
+
+/* Rusticl's compile_nir_remaining() and the compute states made of its
+ * variants: the optimized one only where it differs (a kernel that reads its
+ * global id or has a work-group size hint).
+ */
+static void
+compile_variants(nir_shader *nir, const char *name)
+{
+   const uint16_t *hint = nir->info.cs.workgroup_size_hint;
+   bool has_hint = nir->info.workgroup_size_variable && (hint[0] || hint[1] || hint[2]);
+   nir_shader *optimized = NULL;
+
+   prepare_for_variants(nir);
+   if (has_hint ||
+       BITSET_TEST(nir->info.system_values_read, SYSTEM_VALUE_GLOBAL_INVOCATION_ID))
+      optimized = nir_shader_clone(NULL, nir);
+   if (lower_variant(nir, false)) {
+      compile(nir, name);
+      if (optimized && lower_variant(optimized, true))
+         compile(optimized, name);
+   }
+   ralloc_free(optimized);
 }
 
 /* The names of the module's kernels (OpEntryPoint Kernel). */
@@ -309,7 +419,7 @@ rusticl_link(const uint32_t *words, size_t size, struct clc_binary *linked)
 int
 LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-   struct spirv_to_nir_options options = spirv_options(NULL);
+   struct spirv_to_nir_options options = spirv_options(NULL, false);
 
    glsl_type_singleton_init_or_ref();
    libclc = nir_load_libclc_shader(64, NULL, &options, &weft_nir_options, true);
@@ -323,7 +433,7 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-   struct spirv_to_nir_options options = spirv_options(libclc);
+   struct spirv_to_nir_options options = spirv_options(libclc, true);
    struct clc_binary linked = { 0 };
    char names[MAX_KERNELS][64];
    const uint32_t *words;
@@ -352,21 +462,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
          ralloc_free(nir);
          continue;
       }
-      lower_variant(nir);
-      weft_preprocess_nir(nir, 1024); /* the model's largest work-group */
-      for (unsigned simd = 8; simd <= 32; simd *= 2) {
-         char *error = NULL;
-         struct weft_shader *shader = weft_compile_nir_simd(nir, simd, &error);
-
-         /* Either a binary or the reason why not. */
-         if (!shader != !!error) {
-            fprintf(stderr, "weft_fuzz_spirv: %s at SIMD %u %s\n", names[k], simd,
-                    shader ? "compiled but set an error" : "failed without an error");
-            abort();
-         }
-         weft_shader_destroy(shader);
-         free(error);
-      }
+      compile_variants(nir, names[k]);
       ralloc_free(nir);
    }
    clc_free_spirv(&linked);
