@@ -218,6 +218,17 @@ has_global_variables(nir_shader *nir)
 static void
 prepare_for_variants(nir_shader *nir)
 {
+   int last_loc = -1;
+
+   /* An inline sampler takes the location after the argument before it,
+    * before dead variables go.
+    */
+   nir_foreach_variable_with_modes(var, nir, nir_var_uniform | nir_var_image) {
+      if (glsl_type_is_sampler(var->type) && var->data.sampler.is_inline_sampler)
+         var->data.location = ++last_loc;
+      else
+         last_loc = var->data.location;
+   }
    NIR_PASS(_, nir, nir_remove_dead_variables,
             nir_var_uniform | nir_var_image | nir_var_mem_constant | nir_var_mem_shared |
             nir_var_function_temp, &dead_variables);
