@@ -246,12 +246,23 @@ weft_encode_channel(nir_builder *b, const struct weft_img *img, nir_def *v)
 }
 
 /* Integer coordinates (x, y, z) of an access of @dim, the array layer last
- * (it becomes z: layers are the descriptor's depth). */
+ * (it becomes z: layers are the descriptor's depth), as 32-bit values that
+ * stay outside the image when they were: SPIR-V lets a coordinate have any
+ * integer width (a 64-bit one failed the builder's bit-size assertion in
+ * weft_clamp_inside), and a narrow negative one is sign-extended, a wide one
+ * saturated (negative ones are huge unsigned). */
 static void
 weft_split_coord(nir_builder *b, nir_def *coord, enum glsl_sampler_dim dim, bool is_array,
                  nir_def *xyz[3])
 {
    nir_def *zero = nir_imm_int(b, 0);
+
+   if (coord->bit_size == 1)
+      coord = nir_b2i32(b, coord);
+   else if (coord->bit_size < 32)
+      coord = nir_i2i32(b, coord);
+   else if (coord->bit_size > 32)
+      coord = nir_u2u32(b, nir_umin(b, coord, nir_imm_intN_t(b, UINT32_MAX, coord->bit_size)));
 
    xyz[0] = nir_channel(b, coord, 0);
    xyz[1] = zero;
