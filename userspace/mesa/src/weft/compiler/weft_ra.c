@@ -75,7 +75,7 @@ weft_ir_ra(struct weft_ir *ir)
 
    memset(dies_first, 0xff, (count + 1) * sizeof(*dies_first));
    for (uint32_t v = n - 1; v >= 1; v--) {
-      if (first[v] == ~0u || last[v] > count)
+      if (first[v] == ~0u)
          continue;
       dies_next[v] = dies_first[last[v]];
       dies_first[last[v]] = v;
