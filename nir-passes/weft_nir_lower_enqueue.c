@@ -29,7 +29,7 @@
 #include "weft_nir_passes.h"
 
 struct weft_enqueue_limits {
-   unsigned simd, max_workgroup_size;
+   unsigned simd, max_workgroup_size, max_shared;
 };
 
 /* The work-items of one work-group of the ndrange (64-bit). */
@@ -88,7 +88,7 @@ weft_lower_enqueue_query(nir_builder *b, nir_intrinsic_instr *intr, void *data)
 bool
 weft_nir_lower_enqueue_queries(nir_shader *nir, unsigned simd, unsigned max_workgroup_size)
 {
-   struct weft_enqueue_limits limits = { simd, max_workgroup_size };
+   struct weft_enqueue_limits limits = { .simd = simd, .max_workgroup_size = max_workgroup_size };
 
    return nir_shader_intrinsics_pass(nir, weft_lower_enqueue_query, nir_metadata_control_flow,
                                      &limits);
@@ -121,6 +121,9 @@ weft_nir_lower_enqueue_queries(nir_shader *nir, unsigned simd, unsigned max_work
 #define WEFT_ENQ_ENTRY_GLOBAL_AT   0x24 /* u64[3] */
 #define WEFT_ENQ_ENTRY_GROUPS_AT   0x28 /* u32[3] */
 #define WEFT_ENQ_ENTRY_DIM_AT      0x2c /* u8 */
+#define WEFT_ENQ_ENTRY_LOCAL_ARGS  0x30 /* u32 */
+#define WEFT_ENQ_ENTRY_LOCAL_AT    0x34 /* from the descriptor: u32 per local argument */
+#define WEFT_ENQ_ENTRY_LOCAL_TAG   0x38 /* u64 */
 #define WEFT_ENQ_NONE              0xffffffffu
 
 /* OpenCL C's enqueue_kernel results. */
@@ -132,6 +135,7 @@ weft_nir_lower_enqueue_queries(nir_shader *nir, unsigned simd, unsigned max_work
 #define WEFT_CLK_EVENT_ALLOCATION_FAILURE -100
 #define WEFT_CLK_INVALID_EVENT_WAIT_LIST  -57
 #define WEFT_CLK_OUT_OF_RESOURCES   -5
+#define WEFT_CLK_INVALID_ARG_SIZE   -51
 /* The status of an event not complete yet: a user event's, which
  * set_user_event_status may change, and an enqueued command's. */
 #define WEFT_CL_SUBMITTED           2
@@ -194,6 +198,65 @@ weft_enq_copy_literal(nir_builder *b, nir_def *dst, nir_def *literal, unsigned s
    for (unsigned i = size & ~3u; i < size; i++) {
       nir_def *v = nir_load_deref(b, nir_build_deref_ptr_as_array(b, bytes, nir_imm_int64(b, i)));
       nir_store_global(b, nir_iadd_imm(b, dst, i), 1, v, 1);
+   }
+}
+
+/*
+ * The child's local memory (Rusticl's launch() lays out a kernel's the same
+ * way): its static local memory, then each local-memory argument of the
+ * block, aligned to the smaller of its size and 128 rounded up to a power of
+ * two.  A size of 0 is CLK_INVALID_ARG_SIZE; a total past the device's
+ * shared local memory, which DISPATCH would refuse, CLK_OUT_OF_RESOURCES.
+ */
+struct weft_enq_local_mem {
+   unsigned count;
+   nir_def *offset[NIR_MAX_VEC_COMPONENTS]; /* u64, from the start of local memory */
+   nir_def *total;                          /* u32, valid once fits */
+   nir_def *sizes_valid, *fits;
+};
+
+static struct weft_enq_local_mem
+weft_enq_local_mem(nir_builder *b, nir_intrinsic_instr *intr, nir_def *entry, unsigned max_shared)
+{
+   struct weft_enq_local_mem m = { .count = nir_intrinsic_local_args(intr) };
+   nir_def *sizes = intr->src[10].ssa;
+   nir_def *total = nir_u2u64(b, weft_enq_load32(b, entry, WEFT_ENQ_ENTRY_SHARED));
+
+   m.sizes_valid = nir_imm_true(b);
+   for (unsigned i = 0; i < m.count; i++) {
+      nir_def *size = nir_channel(b, sizes, i);
+      /* Capped so that the sum cannot wrap: past the cap it does not fit. */
+      nir_def *capped = nir_umin(b, size, nir_imm_int64(b, max_shared + 1ull));
+      nir_def *pot = nir_iadd_imm(b, nir_umin(b, capped, nir_imm_int64(b, 128)), -1);
+
+      for (unsigned shift = 1; shift < 8; shift *= 2)
+         pot = nir_ior(b, pot, nir_ushr_imm(b, pot, shift));
+      /* pot + 1 is the alignment, a power of two: round up with its mask. */
+      total = nir_iand(b, nir_iadd(b, total, pot), nir_inot(b, pot));
+      m.offset[i] = total;
+      total = nir_iadd(b, total, capped);
+      m.sizes_valid = nir_iand(b, m.sizes_valid, nir_ine_imm(b, size, 0));
+   }
+   m.fits = nir_ule_imm(b, total, max_shared);
+   m.total = nir_u2u32(b, total);
+   return m;
+}
+
+/* Writes each local-memory argument's value, its offset with the entry's
+ * tag, where the child reads it. */
+static void
+weft_enq_store_local_args(nir_builder *b, nir_def *desc, nir_def *entry, nir_def *args,
+                          const struct weft_enq_local_mem *m)
+{
+   nir_def *at = weft_enq_addr(b, desc, weft_enq_load32(b, entry, WEFT_ENQ_ENTRY_LOCAL_AT));
+   nir_def *tag = nir_load_global(b, nir_iadd_imm(b, entry, WEFT_ENQ_ENTRY_LOCAL_TAG), 8, 1, 64);
+
+   for (unsigned i = 0; i < m->count; i++) {
+      nir_def *place = weft_enq_load32(b, at, 4 * i);
+
+      nir_push_if(b, nir_ine_imm(b, place, WEFT_ENQ_NONE));
+      nir_store_global(b, weft_enq_addr(b, args, place), 8, nir_ior(b, m->offset[i], tag), 1);
+      nir_pop_if(b, NULL);
    }
 }
 
@@ -433,7 +496,7 @@ weft_enq_return_event(nir_builder *b, nir_def *ret_event, nir_def *ev)
 static void
 weft_enq_write_record(nir_builder *b, nir_intrinsic_instr *intr, nir_def *desc, nir_def *dq,
                       nir_def *entry, nir_def *rec, nir_def *len, nir_def *signal,
-                      const struct weft_enq_ndrange *nd)
+                      const struct weft_enq_ndrange *nd, const struct weft_enq_local_mem *local)
 {
    nir_def *flags = nir_iand_imm(b, nir_u2u32(b, intr->src[1].ssa), 3);
    nir_def *args = nir_iadd_imm(b, rec, WEFT_DQ_REC_ARGS);
@@ -457,7 +520,7 @@ weft_enq_write_record(nir_builder *b, nir_intrinsic_instr *intr, nir_def *desc, 
       weft_enq_store32(b, payload, 32 + 4 * c, nir_channel(b, nd->local, c));
       weft_enq_store32(b, payload, 44 + 4 * c, nir_imm_int(b, 0));
    }
-   weft_enq_store32(b, payload, 56, weft_enq_load32(b, entry, WEFT_ENQ_ENTRY_SHARED));
+   weft_enq_store32(b, payload, 56, local->total);
    weft_enq_store32(b, payload, 60, weft_enq_load32(b, entry, WEFT_ENQ_ENTRY_PRIVATE));
 
    /* The argument template, a word at a time. */
@@ -492,6 +555,7 @@ weft_enq_write_record(nir_builder *b, nir_intrinsic_instr *intr, nir_def *desc, 
    weft_enq_store_arg(b, args, weft_enq_load32(b, entry, WEFT_ENQ_ENTRY_GROUPS_AT), nd->groups,
                       3, 32);
    weft_enq_store_arg(b, args, weft_enq_load32(b, entry, WEFT_ENQ_ENTRY_DIM_AT), nd->dim, 1, 8);
+   weft_enq_store_local_args(b, desc, entry, args, local);
 }
 
 /* Sets @ret to @value. */
@@ -588,7 +652,7 @@ weft_enq_signal(nir_builder *b, nir_def *dq, nir_def *rec, nir_def *len, nir_def
 
 static void
 weft_lower_enqueue_kernel(nir_builder *b, nir_intrinsic_instr *intr, nir_variable *ret,
-                          unsigned max_wg)
+                          unsigned max_wg, unsigned max_shared)
 {
    nir_def *desc = intr->src[0].ssa;
    unsigned kernel = nir_intrinsic_kernel_index(intr);
@@ -599,19 +663,26 @@ weft_lower_enqueue_kernel(nir_builder *b, nir_intrinsic_instr *intr, nir_variabl
       nir_def *entry = nir_iadd_imm(b, desc, WEFT_ENQ_DESC_ENTRIES + kernel * WEFT_ENQ_ENTRY_SIZE);
       nir_def *kernels = weft_enq_load32(b, desc, WEFT_ENQ_DESC_KERNELS);
 
-      /* A kernel the descriptor cannot enqueue (images, printf, local
-       * memory arguments): failure. */
+      /* A kernel the descriptor cannot enqueue (images, printf), or one
+       * whose local-memory arguments are not the block's: failure. */
       weft_enq_result(b, ret, WEFT_CLK_ENQUEUE_FAILURE);
       nir_push_if(b, nir_ult(b, nir_imm_int(b, kernel), kernels));
       {
          nir_def *code = nir_load_global(b, entry, 8, 1, 64);
+         nir_def *local_args = weft_enq_load32(b, entry, WEFT_ENQ_ENTRY_LOCAL_ARGS);
 
-         nir_push_if(b, nir_ine_imm(b, code, 0));
+         nir_push_if(b, nir_iand(b, nir_ine_imm(b, code, 0),
+                                 nir_ieq_imm(b, local_args, nir_intrinsic_local_args(intr))));
          {
             struct weft_enq_ndrange nd = weft_enq_ndrange(b, intr, max_wg);
+            struct weft_enq_local_mem local = weft_enq_local_mem(b, intr, entry, max_shared);
 
             weft_enq_result(b, ret, WEFT_CLK_INVALID_NDRANGE);
             nir_push_if(b, nd.valid);
+            weft_enq_result(b, ret, WEFT_CLK_INVALID_ARG_SIZE);
+            nir_push_if(b, local.sizes_valid);
+            weft_enq_result(b, ret, WEFT_CLK_OUT_OF_RESOURCES);
+            nir_push_if(b, local.fits);
             {
                nir_def *dq = nir_load_global(b, nir_iadd_imm(b, desc, WEFT_ENQ_DESC_QUEUE), 8, 1,
                                              64);
@@ -636,7 +707,7 @@ weft_lower_enqueue_kernel(nir_builder *b, nir_intrinsic_instr *intr, nir_variabl
                                                     ret));
                      {
                         weft_enq_write_record(b, intr, desc, dq, entry, rec, len,
-                                              nir_load_var(b, signal), &nd);
+                                              nir_load_var(b, signal), &nd, &local);
                         weft_enq_result(b, ret, WEFT_CLK_SUCCESS);
                      }
                      nir_pop_if(b, NULL);
@@ -645,6 +716,8 @@ weft_lower_enqueue_kernel(nir_builder *b, nir_intrinsic_instr *intr, nir_variabl
                }
                nir_pop_if(b, NULL);
             }
+            nir_pop_if(b, NULL);
+            nir_pop_if(b, NULL);
             nir_pop_if(b, NULL);
          }
          nir_pop_if(b, NULL);
@@ -794,7 +867,7 @@ weft_lower_event_function(nir_builder *b, nir_intrinsic_instr *intr)
 static bool
 weft_lower_enqueue(nir_builder *b, nir_intrinsic_instr *intr, void *data)
 {
-   const unsigned *max_wg = data;
+   const struct weft_enqueue_limits *limits = data;
    nir_variable *ret;
    nir_def *value;
 
@@ -804,7 +877,8 @@ weft_lower_enqueue(nir_builder *b, nir_intrinsic_instr *intr, void *data)
    case nir_intrinsic_enqueue_marker:
       ret = nir_local_variable_create(b->impl, glsl_int_type(), "weft_enq_ret");
       if (intr->intrinsic == nir_intrinsic_enqueue_kernel)
-         weft_lower_enqueue_kernel(b, intr, ret, *max_wg);
+         weft_lower_enqueue_kernel(b, intr, ret, limits->max_workgroup_size,
+                                   limits->max_shared);
       else
          weft_lower_enqueue_marker(b, intr, ret);
       value = nir_u2uN(b, nir_load_var(b, ret), intr->def.bit_size);
@@ -828,10 +902,14 @@ weft_lower_enqueue(nir_builder *b, nir_intrinsic_instr *intr, void *data)
 }
 
 bool
-weft_nir_lower_enqueue_kernel(nir_shader *nir, unsigned max_workgroup_size)
+weft_nir_lower_enqueue_kernel(nir_shader *nir, unsigned max_workgroup_size, unsigned max_shared)
 {
-   if (!nir_shader_intrinsics_pass(nir, weft_lower_enqueue, nir_metadata_none,
-                                   &max_workgroup_size))
+   struct weft_enqueue_limits limits = {
+      .max_workgroup_size = max_workgroup_size,
+      .max_shared = max_shared,
+   };
+
+   if (!nir_shader_intrinsics_pass(nir, weft_lower_enqueue, nir_metadata_none, &limits))
       return false;
    /* The result and the loop counters are variables, made values first:
     * lowering generic access lowers function_temp with it.  The block

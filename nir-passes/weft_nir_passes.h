@@ -55,8 +55,10 @@ bool weft_nir_lower_enqueue_queries(nir_shader *nir, unsigned simd,
 /* enqueue_kernel onto the device queue that the queue_t's device enqueue
  * descriptor (Rusticl's, Mesa patch 0165) names: a record per enqueue,
  * reserved with one atomic add, children of work-groups up to
- * @max_workgroup_size (weft_nir_lower_enqueue.c). */
-bool weft_nir_lower_enqueue_kernel(nir_shader *nir, unsigned max_workgroup_size);
+ * @max_workgroup_size and of at most @max_shared bytes of local memory
+ * (weft_nir_lower_enqueue.c). */
+bool weft_nir_lower_enqueue_kernel(nir_shader *nir, unsigned max_workgroup_size,
+                                   unsigned max_shared);
 
 /* The intrinsics weft_nir_lower_workgroup_collectives lowers. */
 static inline bool

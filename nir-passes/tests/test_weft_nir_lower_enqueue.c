@@ -26,6 +26,7 @@
 #define CHECK(cond, ...) WEFT_NIR_CHECK(ok, cond, __VA_ARGS__)
 
 #define MAX_WG 1024
+#define MAX_SHARED 65536
 
 static const nir_shader_compiler_options options = { 0 };
 
@@ -239,9 +240,10 @@ count_enqueue(nir_intrinsic_instr *intr, void *data)
    }
 }
 
-/* Two enqueues of a 24-byte block literal: two reservations, two template
- * copies, the literal read as six words each and the wait list twice
- * (from private memory among the others). */
+/* Two enqueues of a 24-byte block literal, the second with two local-memory
+ * arguments: two reservations, two template copies, the literal read as six
+ * words each and the wait list twice (from private memory among the
+ * others). */
 static bool
 check_enqueue_kernel(void)
 {
@@ -257,15 +259,18 @@ check_enqueue_kernel(void)
    for (unsigned i = 0; i < 2; i++) {
       nir_def *queue = nir_load_global(&b, nir_imm_int64(&b, 0x20000), 8, 1, 64);
       nir_def *literal = nir_load_global(&b, nir_imm_int64(&b, 0x20008), 8, 1, 64);
+      nir_def *local_sizes = i ? nir_load_global(&b, nir_imm_int64(&b, 0x20010), 8, 2, 64)
+                               : nir_imm_int64(&b, 0);
       nir_def *r = nir_enqueue_kernel(&b, queue, nir_imm_int(&b, 0), nir_imm_int(&b, 1),
                                       imm_vec3(&b, offset), imm_vec3(&b, global),
                                       imm_vec3(&b, local), nir_imm_int(&b, 0),
                                       nir_imm_int64(&b, 0), nir_imm_int64(&b, 0), literal,
-                                      .kernel_index = i, .range = 24, .align_mul = 8);
+                                      local_sizes, .kernel_index = i, .range = 24,
+                                      .align_mul = 8, .local_args = 2 * i);
       nir_store_global(&b, nir_imm_int64(&b, 0x10000 + 4 * i), 4, r, 1);
    }
    nir_validate_shader(b.shader, "before");
-   CHECK(weft_nir_lower_enqueue_kernel(b.shader, MAX_WG), "no progress");
+   CHECK(weft_nir_lower_enqueue_kernel(b.shader, MAX_WG, MAX_SHARED), "no progress");
    nir_validate_shader(b.shader, "after weft_nir_lower_enqueue_kernel");
    weft_nir_test_foreach_intrinsic(b.shader, count_enqueue, &c);
    CHECK(c.enqueues == 0, "%u enqueue_kernel left", c.enqueues);
@@ -309,7 +314,7 @@ check_event_functions(void)
                     nir_enqueue_marker(&b, queue, nir_imm_int(&b, 1), list,
                                        nir_iadd_imm(&b, list, 8)), 1);
    nir_validate_shader(b.shader, "before");
-   CHECK(weft_nir_lower_enqueue_kernel(b.shader, MAX_WG), "no progress");
+   CHECK(weft_nir_lower_enqueue_kernel(b.shader, MAX_WG, MAX_SHARED), "no progress");
    nir_validate_shader(b.shader, "after weft_nir_lower_enqueue_kernel");
    weft_nir_test_foreach_intrinsic(b.shader, count_enqueue, &c);
    CHECK(c.enqueues == 0, "%u event functions left", c.enqueues);
@@ -328,7 +333,7 @@ check_no_enqueue(void)
    bool ok = true;
 
    nir_store_global(&b, nir_imm_int64(&b, 0x10000), 4, nir_imm_int(&b, 7), 1);
-   CHECK(!weft_nir_lower_enqueue_kernel(b.shader, MAX_WG), "progress without enqueue_kernel");
+   CHECK(!weft_nir_lower_enqueue_kernel(b.shader, MAX_WG, MAX_SHARED), "progress without enqueue_kernel");
    ralloc_free(b.shader);
    return ok;
 }

@@ -4,13 +4,14 @@
  * device-enqueue.rst; the device queue itself is tested in
  * hw/tests/test_enqueue.c): on-device queues (what they report, that the
  * host cannot use them, the default one, the bounds and bad properties);
- * enqueue_kernel of blocks with every flag and ndrange form, nested, by
- * thousands, on a full queue, past the depth bound, faulting; clk_event_t
- * (wait lists, returned events, markers, user events, profiling) and each
- * error the event functions have; the queries on a block's kernel against
- * the kernel as Rusticl compiled it and against the sub-groups its
- * children run with, at SIMD 8, 16 and 32.  What is not built (blocks with
- * local-memory arguments) fails to build with a log naming it (never a
+ * enqueue_kernel of blocks with every flag and ndrange form, with
+ * local-memory arguments, nested, by thousands, on a full queue, past the
+ * depth bound, faulting; clk_event_t (wait lists, returned events, markers,
+ * user events, profiling) and each error the event functions have; the
+ * queries on a block's kernel against the kernel as Rusticl compiled it and
+ * against the sub-groups its children run with, at SIMD 8, 16 and 32.
+ * OpenCL C 3.0 programs, which have device-side enqueue only with
+ * __opencl_c_device_enqueue, fail to build with a log naming it (never a
  * crash; on the host tier only: the VM's slice keeps stderr empty, where
  * the compiler prints the failure too), after which the context still
  * runs kernels.  Results are checked against C.
@@ -295,20 +296,14 @@ run_enqueue_queue_limit(struct cl *cl)
    free(qs);
 }
 
-/* Programs that need what is not built yet: the build fails and says why. */
+/* OpenCL C 3.0 programs without __opencl_c_device_enqueue: the build fails
+ * and says why. */
 static void
 run_enqueue_programs(struct cl *cl)
 {
    static const struct {
       const char *what, *std, *log, *src;
    } progs[] = {
-      {"enqueue_kernel of a block with a local-memory argument", "-cl-std=CL2.0",
-       "local-memory arguments",
-       "kernel void k(global int *out)\n"
-       "{\n"
-       "   enqueue_kernel(get_default_queue(), CLK_ENQUEUE_FLAGS_WAIT_KERNEL, ndrange_1D(4),\n"
-       "                  ^(local void *l){ out[get_global_id(0)] = 1; }, 64u);\n"
-       "}\n"},
       /* CL3.0 without __opencl_c_device_enqueue: clang has no enqueue_kernel. */
       {"enqueue_kernel of a block", "-cl-std=CL3.0", "__opencl_c_device_enqueue",
        "kernel void k(global int *out)\n"
@@ -619,6 +614,7 @@ run_enqueue_still_works(struct cl *cl)
 #define CLK_EVENT_ALLOCATION_FAILURE -100
 #define CLK_INVALID_EVENT_WAIT_LIST -57
 #define CLK_OUT_OF_RESOURCES -5
+#define CLK_INVALID_ARG_SIZE -51
 
 /* Makes an on-device queue of @size bytes the default one (NULL: it could
  * not be made). */
@@ -920,6 +916,299 @@ run_enqueue_depth_bound(struct cl *cl)
       clReleaseCommandQueue(q);
 }
 
+/* --- Blocks with local-memory arguments ------------------------------- */
+
+/*
+ * Children of one, two and three local-memory arguments of different types
+ * and sizes (an odd size before a long, so that the alignment shows), in
+ * several work-groups, 20 work-items making a partial sub-group: every
+ * work-item fills its share of each buffer, and after a barrier stores the
+ * buffer reversed, so each element is read by another work-item than the
+ * one that wrote it.  The two-argument child also reduces over its
+ * work-group, whose slots are the child's static local memory, before the
+ * arguments.  The forms: plain, with a wait list, with a returned event.
+ */
+/* Macros, so that the kernel's source gets the same values (LA_STR). */
+#define LA_N1 100 /* int, in LA_G1 work-groups of LA_L1 */
+#define LA_G1 2
+#define LA_L1 32
+#define LA_N2B 37 /* uchar, then long */
+#define LA_N2C 20
+#define LA_G2 3
+#define LA_L2 16
+#define LA_N3D 51 /* short, float4, int */
+#define LA_N3E 9
+#define LA_N3F 300
+#define LA_G3 2
+#define LA_L3 20
+#define LA_PER2 (LA_N2B + 2 * LA_N2C + 1)
+#define LA_PER3 (LA_N3D + 4 * LA_N3E + LA_N3F)
+#define LA_O1 8
+#define LA_O2 (LA_O1 + LA_G1 * LA_N1)
+#define LA_O3 (LA_O2 + LA_G2 * LA_PER2)
+#define LA_WORDS (LA_O3 + LA_G3 * LA_PER3)
+
+#define LA_STR_(x) #x
+#define LA_STR(x) LA_STR_(x)
+
+static uint8_t
+la_b(int salt, int g, int i)
+{
+   return (uint8_t)(salt + g * 31 + i * 5);
+}
+
+static int64_t
+la_c(int salt, int g, int i)
+{
+   return (int64_t)((uint64_t)(int64_t)(salt + g) << 33) + i * 11;
+}
+
+static bool
+la_check(const char *what, const int32_t *out, size_t at, int32_t want, unsigned *bad)
+{
+   if (out[at] == want)
+      return true;
+   if (!(*bad)++)
+      fprintf(stderr, "enqueue: local-memory arguments, %s: word %zu is %d, want %d\n", what, at,
+              out[at], want);
+   return false;
+}
+
+static void
+run_enqueue_local_args(struct cl *cl)
+{
+   static const char src[] =
+      "#define N1 " LA_STR(LA_N1) "\n#define N2B " LA_STR(LA_N2B) "\n"
+      "#define N2C " LA_STR(LA_N2C) "\n#define N3D " LA_STR(LA_N3D) "\n"
+      "#define N3E " LA_STR(LA_N3E) "\n#define N3F " LA_STR(LA_N3F) "\n"
+      "#define O1 " LA_STR(LA_O1) "\n#define O2 " LA_STR(LA_O2) "\n#define O3 " LA_STR(LA_O3) "\n"
+      "#define PER2 " LA_STR(LA_PER2) "\n#define PER3 " LA_STR(LA_PER3) "\n"
+      "kernel void loc(global int *out, int salt)\n"
+      "{\n"
+      "   queue_t q = get_default_queue();\n"
+      "   out[0] = enqueue_kernel(q, CLK_ENQUEUE_FLAGS_WAIT_KERNEL,\n"
+      "      ndrange_1D(" LA_STR(LA_G1) " * " LA_STR(LA_L1) ", " LA_STR(LA_L1) "),\n"
+      "      ^(local void *pa) {\n"
+      "         local int *a = pa;\n"
+      "         size_t l = get_local_id(0), g = get_group_id(0), ls = get_local_size(0);\n"
+      "         for (size_t i = l; i < N1; i += ls)\n"
+      "            a[i] = salt + (int)(g * 1000 + i * 7);\n"
+      "         barrier(CLK_LOCAL_MEM_FENCE);\n"
+      "         for (size_t i = l; i < N1; i += ls)\n"
+      "            out[O1 + g * N1 + i] = a[N1 - 1 - i];\n"
+      "      }, (uint)(N1 * sizeof(int)));\n"
+      "\n"
+      "   clk_event_t go = create_user_event();\n"
+      "   out[1] = enqueue_kernel(q, CLK_ENQUEUE_FLAGS_NO_WAIT,\n"
+      "      ndrange_1D(" LA_STR(LA_G2) " * " LA_STR(LA_L2) ", " LA_STR(LA_L2) "), 1, &go, NULL,\n"
+      "      ^(local void *pb, local void *pc) {\n"
+      "         local uchar *b = pb;\n"
+      "         local long *c = pc;\n"
+      "         size_t l = get_local_id(0), g = get_group_id(0), ls = get_local_size(0);\n"
+      "         for (size_t i = l; i < N2B; i += ls)\n"
+      "            b[i] = (uchar)(salt + g * 31 + i * 5);\n"
+      "         for (size_t i = l; i < N2C; i += ls)\n"
+      "            c[i] = ((long)(salt + (int)g) << 33) + (long)i * 11;\n"
+      "         barrier(CLK_LOCAL_MEM_FENCE);\n"
+      "         global int *o = out + O2 + g * PER2;\n"
+      "         for (size_t i = l; i < N2B; i += ls)\n"
+      "            o[i] = b[N2B - 1 - i];\n"
+      "         for (size_t i = l; i < N2C; i += ls) {\n"
+      "            o[N2B + 2 * i] = (int)c[N2C - 1 - i];\n"
+      "            o[N2B + 2 * i + 1] = (int)(c[N2C - 1 - i] >> 32);\n"
+      "         }\n"
+      "         int sum = work_group_reduce_add((int)b[l] + (int)(c[l] >> 33));\n"
+      "         if (l == 0)\n"
+      "            o[PER2 - 1] = sum;\n"
+      "      }, (uint)N2B, (uint)(N2C * sizeof(long)));\n"
+      "   set_user_event_status(go, CL_COMPLETE);\n"
+      "   release_event(go);\n"
+      "\n"
+      "   clk_event_t done;\n"
+      "   out[2] = enqueue_kernel(q, CLK_ENQUEUE_FLAGS_WAIT_WORK_GROUP,\n"
+      "      ndrange_1D(" LA_STR(LA_G3) " * " LA_STR(LA_L3) ", " LA_STR(LA_L3) "), 0, NULL, &done,\n"
+      "      ^(local void *pd, local void *pe, local void *pf) {\n"
+      "         local short *d = pd;\n"
+      "         local float4 *e = pe;\n"
+      "         local int *f = pf;\n"
+      "         size_t l = get_local_id(0), g = get_group_id(0), ls = get_local_size(0);\n"
+      "         for (size_t i = l; i < N3D; i += ls)\n"
+      "            d[i] = (short)(salt * 3 + (int)g * 17 - (int)i * 9);\n"
+      "         for (size_t i = l; i < N3E; i += ls)\n"
+      "            e[i] = (float4)((float)i, (float)g, -(float)i, (float)salt);\n"
+      "         for (size_t i = l; i < N3F; i += ls)\n"
+      "            f[i] = salt ^ (int)(g * 7919 + i);\n"
+      "         barrier(CLK_LOCAL_MEM_FENCE);\n"
+      "         global int *o = out + O3 + g * PER3;\n"
+      "         for (size_t i = l; i < N3D; i += ls)\n"
+      "            o[i] = d[N3D - 1 - i];\n"
+      "         for (size_t i = l; i < N3E; i += ls)\n"
+      "            vstore4(convert_int4(e[N3E - 1 - i]), 0, o + N3D + 4 * i);\n"
+      "         for (size_t i = l; i < N3F; i += ls)\n"
+      "            o[N3D + 4 * N3E + i] = f[N3F - 1 - i];\n"
+      "      }, (uint)(N3D * sizeof(short)), (uint)(N3E * sizeof(float4)), (uint)(N3F * sizeof(int)));\n"
+      "   out[3] = is_valid_event(done);\n"
+      "   release_event(done);\n"
+      "}\n";
+   static int32_t out[LA_WORDS];
+   const int salt = 23;
+   bool ran = run_parent(cl, src, "loc", 1, 1, out, LA_WORDS, salt);
+   unsigned bad1 = 0, bad2 = 0, bad3 = 0;
+   bool ok1 = ran, ok2 = ran, ok3 = ran;
+
+   for (int g = 0; ran && g < LA_G1; g++) {
+      for (int i = 0; i < LA_N1; i++)
+         ok1 &= la_check("int[100]", out, LA_O1 + g * LA_N1 + i,
+                         salt + g * 1000 + (LA_N1 - 1 - i) * 7, &bad1);
+   }
+   for (int g = 0; ran && g < LA_G2; g++) {
+      size_t o = LA_O2 + g * LA_PER2;
+      int sum = 0;
+
+      for (int i = 0; i < LA_N2B; i++)
+         ok2 &= la_check("uchar[37]", out, o + i, la_b(salt, g, LA_N2B - 1 - i), &bad2);
+      for (int i = 0; i < LA_N2C; i++) {
+         int64_t c = la_c(salt, g, LA_N2C - 1 - i);
+
+         ok2 &= la_check("long[20]", out, o + LA_N2B + 2 * i, (int32_t)c, &bad2);
+         ok2 &= la_check("long[20]", out, o + LA_N2B + 2 * i + 1, (int32_t)(c >> 32), &bad2);
+      }
+      for (int l = 0; l < LA_L2; l++)
+         sum += la_b(salt, g, l) + (int)(la_c(salt, g, l) >> 33);
+      ok2 &= la_check("the work-group's sum", out, o + LA_PER2 - 1, sum, &bad2);
+   }
+   for (int g = 0; ran && g < LA_G3; g++) {
+      size_t o = LA_O3 + g * LA_PER3;
+
+      for (int i = 0; i < LA_N3D; i++)
+         ok3 &= la_check("short[51]", out, o + i,
+                         (int16_t)(salt * 3 + g * 17 - (LA_N3D - 1 - i) * 9), &bad3);
+      for (int i = 0; i < LA_N3E; i++) {
+         const int32_t want[4] = {LA_N3E - 1 - i, g, -(LA_N3E - 1 - i), salt};
+
+         for (int k = 0; k < 4; k++)
+            ok3 &= la_check("float4[9]", out, o + LA_N3D + 4 * i + k, want[k], &bad3);
+      }
+      for (int i = 0; i < LA_N3F; i++)
+         ok3 &= la_check("int[300]", out, o + LA_N3D + 4 * LA_N3E + i,
+                         salt ^ (g * 7919 + (LA_N3F - 1 - i)), &bad3);
+   }
+   cases_in_matrix += 3;
+   report(ok1 && out[0] == 0, "enqueue: a block of one local-memory argument (int[%d]), %d "
+          "work-groups of %d: enqueue_kernel %d, %u words wrong", LA_N1, LA_G1, LA_L1,
+          ran ? out[0] : 0, bad1);
+   report(ok2 && out[1] == 0, "enqueue: a block of two (uchar[%d], long[%d]) after a "
+          "work-group reduction's local memory, waiting for a user event, %d work-groups of %d: "
+          "enqueue_kernel %d, %u words wrong", LA_N2B, LA_N2C, LA_G2, LA_L2, ran ? out[1] : 0,
+          bad2);
+   report(ok3 && out[2] == 0 && out[3] == 1, "enqueue: a block of three (short[%d], float4[%d], "
+          "int[%d]) returning an event (valid: %d), %d work-groups of %d: enqueue_kernel %d, %u "
+          "words wrong", LA_N3D, LA_N3E, LA_N3F, ran ? out[3] : 0, LA_G3, LA_L3,
+          ran ? out[2] : 0, bad3);
+}
+
+/*
+ * A size of 0 is CLK_INVALID_ARG_SIZE, local memory past the device's
+ * CLK_OUT_OF_RESOURCES (in one argument, and in two that fit alone), and
+ * none of those children runs; one argument of all of
+ * CL_DEVICE_LOCAL_MEM_SIZE runs and reaches both of its ends.
+ */
+static void
+run_enqueue_local_arg_errors(struct cl *cl)
+{
+   static const char src[] =
+      "kernel void bad(global int *out, int max_local)\n"
+      "{\n"
+      "   queue_t q = get_default_queue();\n"
+      "   out[0] = enqueue_kernel(q, CLK_ENQUEUE_FLAGS_NO_WAIT, ndrange_1D(1),\n"
+      "                           ^(local void *p){ out[8] = 1; }, 0u);\n"
+      "   clk_event_t ev;\n"
+      "   out[1] = enqueue_kernel(q, CLK_ENQUEUE_FLAGS_NO_WAIT, ndrange_1D(1), 0, NULL, &ev,\n"
+      "                           ^(local void *p, local void *r){ out[9] = 1; }, 16u, 0u);\n"
+      "   out[2] = enqueue_kernel(q, CLK_ENQUEUE_FLAGS_NO_WAIT, ndrange_1D(1),\n"
+      "                           ^(local void *p){ out[10] = 1; }, (uint)max_local * 2);\n"
+      "   out[3] = enqueue_kernel(q, CLK_ENQUEUE_FLAGS_NO_WAIT, ndrange_1D(1),\n"
+      "                           ^(local void *p, local void *r){ out[11] = 1; },\n"
+      "                           (uint)max_local, (uint)max_local / 2);\n"
+      "   out[4] = enqueue_kernel(q, CLK_ENQUEUE_FLAGS_NO_WAIT, ndrange_1D(1),\n"
+      "                           ^(local void *p){ out[12] = 1; }, 0xffffffffu);\n"
+      "   out[5] = enqueue_kernel(q, CLK_ENQUEUE_FLAGS_NO_WAIT, ndrange_1D(1),\n"
+      "                           ^(local void *p){\n"
+      "                              local uchar *c = p;\n"
+      "                              c[0] = 7;\n"
+      "                              c[max_local - 1] = 9;\n"
+      "                              out[13] = c[0] * 100 + c[max_local - 1];\n"
+      "                           }, (uint)max_local);\n"
+      "}\n";
+   int32_t out[16];
+   cl_ulong max_local = 0;
+   cl_command_queue q = make_default_queue(cl, 0);
+
+   clGetDeviceInfo(cl->dev, CL_DEVICE_LOCAL_MEM_SIZE, sizeof(max_local), &max_local, NULL);
+   bool ran = q && run_parent(cl, src, "bad", 1, 1, out, 16, (int)max_local);
+   bool none_ran = ran && out[8] != 1 && out[9] != 1 && out[10] != 1 && out[11] != 1 &&
+                   out[12] != 1;
+
+   cases_in_matrix += 2;
+   report(ran && out[0] == CLK_INVALID_ARG_SIZE && out[1] == CLK_INVALID_ARG_SIZE &&
+             out[2] == CLK_OUT_OF_RESOURCES && out[3] == CLK_OUT_OF_RESOURCES &&
+             out[4] == CLK_OUT_OF_RESOURCES && none_ran,
+          "enqueue: local-memory sizes of 0 (%d, with an event %d: want CLK_INVALID_ARG_SIZE), "
+          "2 x %llu (%d), %llu and half of it (%d), 2^32 - 1 (%d: want CLK_OUT_OF_RESOURCES), "
+          "children %s", out[0], out[1], (unsigned long long)max_local, out[2],
+          (unsigned long long)max_local, out[3], out[4], none_ran ? "never ran" : "ran");
+   report(ran && out[5] == 0 && out[13] == 709,
+          "enqueue: a local-memory argument of all %llu bytes of CL_DEVICE_LOCAL_MEM_SIZE: "
+          "enqueue_kernel %d, its first and last bytes %d (want 709)",
+          (unsigned long long)max_local, out[5], out[13]);
+   if (q)
+      clReleaseCommandQueue(q);
+}
+
+/* A child with local-memory arguments enqueues one with others: each level
+ * sees its own buffers. */
+static void
+run_enqueue_local_args_nested(struct cl *cl)
+{
+   static const char src[] =
+      "kernel void nest(global int *out, int salt)\n"
+      "{\n"
+      "   out[0] = enqueue_kernel(get_default_queue(), CLK_ENQUEUE_FLAGS_WAIT_KERNEL,\n"
+      "                           ndrange_1D(16, 16), ^(local void *p) {\n"
+      "      local int *a = p;\n"
+      "      size_t l = get_local_id(0);\n"
+      "      a[l] = salt + (int)l * 3;\n"
+      "      barrier(CLK_LOCAL_MEM_FENCE);\n"
+      "      out[4 + l] = a[15 - l];\n"
+      "      if (l == 0)\n"
+      "         out[1] = enqueue_kernel(get_default_queue(), CLK_ENQUEUE_FLAGS_WAIT_KERNEL,\n"
+      "                                 ndrange_1D(8, 8), ^(local void *x, local void *y) {\n"
+      "            local long *lx = x;\n"
+      "            local char *cy = y;\n"
+      "            size_t m = get_local_id(0);\n"
+      "            lx[m] = (long)salt * 1000000000l + (long)m;\n"
+      "            cy[m] = (char)(m + 1);\n"
+      "            barrier(CLK_LOCAL_MEM_FENCE);\n"
+      "            out[20 + m] = (int)(lx[7 - m] - (long)salt * 1000000000l) * 10 + cy[7 - m];\n"
+      "         }, 64u, 8u);\n"
+      "   }, 64u);\n"
+      "}\n";
+   int32_t out[28];
+   const int salt = 41;
+   bool ran = run_parent(cl, src, "nest", 1, 1, out, 28, salt);
+   unsigned bad = 0;
+   bool ok = ran && out[0] == 0 && out[1] == 0;
+
+   for (int l = 0; ran && l < 16; l++)
+      ok &= la_check("the outer child's int[16]", out, 4 + l, salt + (15 - l) * 3, &bad);
+   for (int m = 0; ran && m < 8; m++)
+      ok &= la_check("the inner child's long[8], char[8]", out, 20 + m, (7 - m) * 10 + 8 - m,
+                     &bad);
+   cases_in_matrix++;
+   report(ok, "enqueue: a child with a local-memory argument enqueues one with two: %d %d, %u "
+          "words wrong", ran ? out[0] : 0, ran ? out[1] : 0, bad);
+}
+
 /* --- clk_event_t: wait lists, returned events, markers, user events ---- */
 
 /*
@@ -1191,12 +1480,15 @@ run_enqueue(struct cl *cl, bool slice)
 
       run_enqueue_children(cl);
       run_enqueue_nested(cl);
+      run_enqueue_local_args(cl);
+      run_enqueue_local_args_nested(cl);
       if (q)
          clReleaseCommandQueue(q);
    }
    run_enqueue_many(cl, slice ? 256 : 4096);
    run_enqueue_queue_full(cl);
    run_enqueue_invalid_ndrange(cl);
+   run_enqueue_local_arg_errors(cl);
    run_enqueue_events_no_queue(cl);
    run_enqueue_events(cl);
    run_enqueue_event_errors(cl);

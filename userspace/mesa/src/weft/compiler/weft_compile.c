@@ -137,7 +137,7 @@ weft_pick_simd(const nir_shader *nir, unsigned simd)
 }
 
 void
-weft_preprocess_nir(nir_shader *nir, unsigned max_workgroup_size)
+weft_preprocess_nir(nir_shader *nir, unsigned max_workgroup_size, unsigned slm_size)
 {
    NIR_PASS(_, nir, weft_nir_lower_sysvals);
    /* Mesa's common sub-group lowering, then the builtins' own (nir-passes/).
@@ -150,7 +150,7 @@ weft_preprocess_nir(nir_shader *nir, unsigned max_workgroup_size)
    /* A block's kernel cannot fix its sub-group size: Rusticl compiles it at
     * the default width. */
    NIR_PASS(_, nir, weft_nir_lower_enqueue_queries, weft_default_simd(), max_workgroup_size);
-   NIR_PASS(_, nir, weft_nir_lower_enqueue_kernel, max_workgroup_size);
+   NIR_PASS(_, nir, weft_nir_lower_enqueue_kernel, max_workgroup_size, slm_size);
 }
 
 static unsigned

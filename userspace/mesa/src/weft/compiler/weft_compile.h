@@ -42,8 +42,10 @@ extern const nir_shader_compiler_options weft_nir_options;
 
 /* Called by the screen's finalize_nir: lowering that can be cached, and
  * what must change nir->info.shared_size before Rusticl reads it.
- * @max_workgroup_size: the device's, for kernels of variable size. */
-void weft_preprocess_nir(nir_shader *nir, unsigned max_workgroup_size);
+ * @max_workgroup_size: the device's, for kernels of variable size;
+ * @slm_size: the device's shared local memory, for the children a kernel
+ * enqueues. */
+void weft_preprocess_nir(nir_shader *nir, unsigned max_workgroup_size, unsigned slm_size);
 
 /* Compiles @nir (not modified) for SIMD @simd (0: the default). NULL when
  * the kernel needs what the backend lacks: then *@error, when @error is not

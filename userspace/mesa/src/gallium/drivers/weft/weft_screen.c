@@ -159,7 +159,8 @@ weft_finalize_nir(struct pipe_screen *pscreen, struct nir_shader *nir)
 {
    char *error = NULL;
 
-   weft_preprocess_nir(nir, weft_screen(pscreen)->info.max_wg_size);
+   weft_preprocess_nir(nir, weft_screen(pscreen)->info.max_wg_size,
+                       weft_screen(pscreen)->info.slm_size);
    weft_shader_destroy(weft_compile_nir(nir, &error));
    return error;
 }

@@ -347,7 +347,7 @@ lower_variant(nir_shader *nir, bool optimized)
 static void
 compile(nir_shader *nir, const char *name)
 {
-   weft_preprocess_nir(nir, 1024); /* the model's largest work-group */
+   weft_preprocess_nir(nir, 1024, 65536); /* the model's largest work-group and SLM */
    for (unsigned simd = 8; simd <= 32; simd *= 2) {
       char *error = NULL;
       struct weft_shader *shader = weft_compile_nir_simd(nir, simd, &error);
