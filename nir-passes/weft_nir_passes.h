@@ -46,6 +46,11 @@ bool weft_nir_lower_intel_subgroups(nir_shader *nir);
  * backend has no scaling instruction; NIR's lower_ldexp rounds twice). */
 bool weft_nir_lower_ldexp(nir_shader *nir);
 
+/* When the shader's float controls flush 32-bit denormals
+ * (-cl-denorms-are-zero), every 32-bit float result that can be a denormal
+ * becomes a zero of its sign: the ALU keeps them. */
+bool weft_nir_flush_denorms(nir_shader *nir);
+
 /* The device-side enqueue queries on a child kernel (get_kernel_*) as the
  * values a block's kernel runs with: compiled at SIMD @simd, work-groups up
  * to @max_workgroup_size (weft_nir_lower_enqueue.c). */

@@ -474,8 +474,6 @@ struct known_bug {
 };
 
 static const struct known_bug known_bugs[] = {
-   {"nextafter", FLOAT, KNOWN_INACCURATE,
-    "nextafter(0, 1) is FLT_MIN: Rusticl translates with f32 denormals flushed"},
    {NULL, 0, KNOWN_INACCURATE, NULL}, /* the end */
 };
 
@@ -866,14 +864,22 @@ builds(const struct math_fn *f, const struct fp *t)
    return !kb || kb->kind == KNOWN_INACCURATE;
 }
 
+/* The type's macros and the kernel macros every program of the family
+ * starts with. */
+static char *
+type_header(const struct fp *t)
+{
+   return append(NULL, "%s#define T %s\n#define T4 %s4\n#define UT %s\n"
+                 "#define CONVERT_UT4 convert_%s4\n%s",
+                 t->pragma, t->name, t->name, t->uname, t->uname, kernel_macros);
+}
+
 /* The kernels of every function of @t that builds, or with @broken, of
  * every function known not to build. */
 static char *
 math_source(const struct fp *t, bool broken)
 {
-   char *src = append(NULL, "%s#define T %s\n#define T4 %s4\n#define UT %s\n"
-                      "#define CONVERT_UT4 convert_%s4\n%s",
-                      t->pragma, t->name, t->name, t->uname, t->uname, kernel_macros);
+   char *src = type_header(t);
 
    for (unsigned i = 0; i < NUM_MATH_FNS; i++) {
       const struct known_bug *kb = known_bug(&math_fns[i], t - fps);
@@ -894,6 +900,35 @@ math_source(const struct fp *t, bool broken)
 struct buffers {
    cl_mem x[3], ints, val, val2, iout;
 };
+
+/* The buffers of @n elements of @t; an error code when one is missing. */
+static cl_int
+create_buffers(struct cl *cl, const struct fp *t, size_t n, struct buffers *b)
+{
+   cl_int err = CL_SUCCESS;
+
+   for (unsigned a = 0; a < 3 && !err; a++)
+      b->x[a] = clCreateBuffer(cl->ctx, CL_MEM_READ_ONLY, n * t->size, NULL, &err);
+   if (!err)
+      b->ints = clCreateBuffer(cl->ctx, CL_MEM_READ_ONLY, n * sizeof(int), NULL, &err);
+   if (!err)
+      b->val = clCreateBuffer(cl->ctx, CL_MEM_READ_WRITE, n * t->size, NULL, &err);
+   if (!err)
+      b->val2 = clCreateBuffer(cl->ctx, CL_MEM_READ_WRITE, n * t->size, NULL, &err);
+   if (!err)
+      b->iout = clCreateBuffer(cl->ctx, CL_MEM_READ_WRITE, n * sizeof(int), NULL, &err);
+   return err;
+}
+
+static void
+release_buffers(struct buffers *b)
+{
+   cl_mem all[] = {b->x[0], b->x[1], b->x[2], b->ints, b->val, b->val2, b->iout};
+
+   for (unsigned a = 0; a < sizeof(all) / sizeof(all[0]); a++)
+      if (all[a])
+         clReleaseMemObject(all[a]);
+}
 
 static bool
 run_math_kernel(struct cl *cl, cl_program prog, const char *prefix, const struct math_fn *f,
@@ -1080,6 +1115,379 @@ check_known_not_building(struct cl *cl, const struct fp *t)
    }
 }
 
+/* --- Denormals and float controls ------------------------------------------ */
+
+/*
+ * The table above accepts a flushed result where the device reports no
+ * CL_FP_DENORM.  The Weft ALU keeps denormals, and Rusticl translates for
+ * it with them preserved (Mesa patch 0197): the basic operations,
+ * nextafter, ldexp and frexp give them exactly, on every type.  The
+ * reference rounds once from long double (which holds the exact sums,
+ * products and quotients of half and float operands closely enough: 64
+ * bits >= 2 p + 2) or computes in double for double.
+ */
+static const char denormal_kernels[] =
+   "#define add(x, y) ((x) + (y))\n"
+   "#define mul(x, y) ((x) * (y))\n"
+   "K_2(add)\nK_2(mul)\nK_2(divide)\nK_2(nextafter)\nK_1I(ldexp)\nK_1PI(frexp)\n";
+
+static const struct math_fn denormal_fns[] = {
+   {.name = "add", .sig = S_2},       {.name = "mul", .sig = S_2},
+   {.name = "divide", .sig = S_2},    {.name = "nextafter", .sig = S_2},
+   {.name = "ldexp", .sig = S_1I},    {.name = "frexp", .sig = S_1PI},
+};
+#define NUM_DENORMAL_FNS (sizeof(denormal_fns) / sizeof(denormal_fns[0]))
+
+static long double
+denormal_ref(const struct fp *t, const char *fn, long double x, long double y, int n, int *e)
+{
+   bool dbl = t->size == 8;
+
+   *e = 0;
+   if (!strcmp(fn, "add"))
+      return dbl ? (double)x + (double)y : round_to(t, x + y);
+   if (!strcmp(fn, "mul"))
+      return dbl ? (double)x * (double)y : round_to(t, x * y);
+   if (!strcmp(fn, "divide"))
+      return dbl ? (double)x / (double)y : round_to(t, x / y);
+   if (!strcmp(fn, "nextafter"))
+      return nextafter_t(t, x, y);
+   if (!strcmp(fn, "ldexp"))
+      return round_to(t, ldexpl(x, n));
+   return isfinite(x) ? frexpl(x, e) : x;
+}
+
+/* Zeros, the smallest denormals, the largest, the smallest normals and
+ * values that scale or divide into the denormals, both signs. */
+static unsigned
+denormal_values(const struct fp *t, long double *v)
+{
+   long double dmin = ldexpl(1, t->emin - (int)t->digits + 1), nmin = ldexpl(1, t->emin);
+   long double base[] = {
+      0, dmin, 2 * dmin, 3 * dmin, nmin / 2, nmin / 2 + dmin, nmin - dmin, nmin, nmin + dmin,
+      1.5L * nmin, 2 * nmin, 0.5L, 0.75L, 1, 1.5L, 2, 3, ldexpl(1, (int)t->digits),
+   };
+   unsigned n = 0;
+
+   for (unsigned i = 0; i < sizeof(base) / sizeof(base[0]); i++) {
+      v[n++] = base[i];
+      v[n++] = -base[i];
+   }
+   return n;
+}
+
+static void
+make_denormal_inputs(const struct fp *t, struct inputs *in)
+{
+   const int ints[] = {0, 1, -1, 2, -2, 3, -3, (int)t->digits, -(int)t->digits,
+                       (int)t->digits + 1, -(int)t->digits - 1, t->emin, -t->emin};
+   const unsigned nints = sizeof(ints) / sizeof(ints[0]);
+   long double v[MAX_SPECIALS];
+   unsigned nv = denormal_values(t, v);
+
+   /* Every pair, the second operand also walking every element. */
+   for (size_t i = 0; i < in->n; i++) {
+      put_v(t, in->x[0], i, v[i % nv]);
+      put_v(t, in->x[1], i, v[(i / nv + i) % nv]);
+      in->ints[i] = ints[(i / nv + i) % nints];
+   }
+}
+
+static bool
+same_value(long double got, long double want)
+{
+   return isnan(want) ? isnan(got) : got == want && signbit(got) == signbit(want);
+}
+
+/* The first element of @in whose result is not exactly the reference's,
+ * with denormal results flushed to zero when @flush; in->n when there is
+ * none. */
+static size_t
+first_inexact(const struct math_fn *f, const struct fp *t, const struct inputs *in,
+              const struct outputs *out, bool flush, long double *want)
+{
+   for (size_t i = 0; i < in->n; i++) {
+      int e;
+      *want = denormal_ref(t, f->name, get_v(t, in->x[0], i), get_v(t, in->x[1], i),
+                           in->ints[i], &e);
+      if (flush)
+         *want = flushed(t, *want);
+      long double got = get_v(t, out->val, i);
+      /* nextafter(0, -0) is -0 in C99 and 0 in NIR's lowering: OpenCL C
+       * does not say. */
+      bool zeros = !strcmp(f->name, "nextafter") && got == 0 && *want == 0;
+      if ((!same_value(got, *want) && !zeros) || (f->sig == S_1PI && out->ints[i] != e))
+         return i;
+   }
+   return in->n;
+}
+
+static void
+run_denormals(struct cl *cl, const struct fp *t, unsigned simd, const struct buffers *b,
+              struct inputs *in, struct outputs *out)
+{
+   static const char *const prefixes[] = {"s", "v"};
+   char *src = append(type_header(t), "%s", denormal_kernels);
+   cl_program prog = build(cl, src, simd, "-cl-std=CL3.0");
+
+   free(src);
+   make_denormal_inputs(t, in);
+   for (unsigned a = 0; a < 2; a++)
+      clEnqueueWriteBuffer(cl->q, b->x[a], CL_FALSE, 0, in->n * t->size, in->x[a], 0, NULL, NULL);
+   clEnqueueWriteBuffer(cl->q, b->ints, CL_TRUE, 0, in->n * sizeof(int), in->ints, 0, NULL, NULL);
+   for (unsigned fi = 0; fi < NUM_DENORMAL_FNS; fi++) {
+      const struct math_fn *f = &denormal_fns[fi];
+      for (unsigned w = 0; w < 2; w++) {
+         long double want = 0;
+         cases_in_matrix++;
+         if (!prog || !run_math_kernel(cl, prog, prefixes[w], f, t, b, in, out, w ? 4 : 1)) {
+            report(false, "denormals %s %s simd%u: did not run", f->name, t->name, simd);
+            continue;
+         }
+         size_t i = first_inexact(f, t, in, out, false, &want);
+         if (i == in->n)
+            report(true, "denormals %s %s simd%u %s: %zu results exact", f->name, t->name, simd,
+                   w ? "vec4" : "scalar", in->n);
+         else
+            report(false, "denormals %s %s simd%u %s: %s(%La, %La, %d) = %La (exp %d), want %La",
+                   f->name, t->name, simd, w ? "vec4" : "scalar", f->name,
+                   get_v(t, in->x[0], i), get_v(t, in->x[1], i), in->ints[i],
+                   get_v(t, out->val, i), out->ints[i], want);
+      }
+   }
+   if (prog)
+      clReleaseProgram(prog);
+}
+
+/*
+ * OpenCL C allows no transform that changes a result unless the program is
+ * built with -cl-fast-relaxed-math or -cl-unsafe-math-optimizations (or
+ * the finer options).  NIR's inexact rules would fold each of these
+ * kernels: a + 0 to a (wrong for -0), mad(a, b, 0) to a * b (-0 * 1),
+ * a * 0 to 0 (infinity, NaN), a - a to 0 (infinity, NaN), and a
+ * conversion to a narrower type and back to nothing (its rounding).  With
+ * the options they may, and do on weft.
+ */
+static const char exactness_kernels[] =
+   "REQD __kernel void add_zero(ARGS) { I; out[i] = a[i] + (T)0; }\n"
+   "REQD __kernel void mad_zero(ARGS) { I; out[i] = mad(a[i], b[i], (T)0); }\n"
+   "REQD __kernel void mul_zero(ARGS) { I; out[i] = a[i] * (T)0; }\n"
+   "REQD __kernel void sub_self(ARGS) { I; out[i] = a[i] - a[i]; }\n"
+   "#ifdef NARROW\n"
+   "REQD __kernel void narrow(ARGS) { I; out[i] = (T)(NARROW)a[i]; }\n"
+   "#endif\n";
+
+static const struct math_fn exactness_fns[] = {
+   {.name = "add_zero"}, {.name = "mad_zero"}, {.name = "mul_zero"},
+   {.name = "sub_self"}, {.name = "narrow"},
+};
+#define NUM_EXACTNESS_FNS (sizeof(exactness_fns) / sizeof(exactness_fns[0]))
+
+/* The narrower type of @t's "narrow" kernel; NULL for half. */
+static const struct fp *
+narrower(const struct fp *t)
+{
+   return t == &fps[FLOAT] ? &fps[HALF] : t == &fps[DOUBLE] ? &fps[FLOAT] : NULL;
+}
+
+static long double
+exactness_ref(const struct fp *t, const char *fn, long double x, long double y)
+{
+   if (!strcmp(fn, "add_zero"))
+      return round_to(t, x + 0.0L);
+   if (!strcmp(fn, "mad_zero")) /* fma and mul + add agree when y is 1 */
+      return round_to(t, x * y + 0.0L);
+   if (!strcmp(fn, "mul_zero"))
+      return x * 0.0L;
+   if (!strcmp(fn, "sub_self"))
+      return x - x;
+   return round_to(narrower(t), x);
+}
+
+static void
+make_exactness_inputs(const struct fp *t, struct inputs *in)
+{
+   const long double v[] = {-0.0L, 0.0L, INFINITY, -INFINITY, NAN, 1 + ldexpl(1, -20),
+                            65520, 1e-6L, -3.3L, 1e39L};
+
+   for (size_t i = 0; i < in->n; i++) {
+      put_v(t, in->x[0], i, v[i % (sizeof(v) / sizeof(v[0]))]);
+      put_v(t, in->x[1], i, 1);
+   }
+}
+
+static cl_program
+build_exactness(struct cl *cl, const struct fp *t, unsigned simd, const char *options)
+{
+   const struct fp *nt = narrower(t);
+   char *src = type_header(t);
+
+   if (nt)
+      src = append(src, "%s#define NARROW %s\n", nt->pragma, nt->name);
+   src = append(src, "%s", exactness_kernels);
+   cl_program prog = build(cl, src, simd, options);
+   free(src);
+   return prog;
+}
+
+/* Runs @f of @prog; true when it ran. */
+static bool
+run_exactness(struct cl *cl, cl_program prog, const struct math_fn *f, const struct fp *t,
+              const struct buffers *b, struct inputs *in, struct outputs *out)
+{
+   cl_int err;
+   cl_mem args[] = {b->x[0], b->x[1], b->x[2], b->ints, b->val, b->val2, b->iout};
+   size_t global = in->n, local = LOCAL_SIZE;
+   cl_kernel k = clCreateKernel(prog, f->name, &err);
+   bool ok = false;
+
+   if (!k)
+      return false;
+   for (unsigned a = 0; a < sizeof(args) / sizeof(args[0]); a++) {
+      if (clSetKernelArg(k, a, sizeof(cl_mem), &args[a]))
+         goto out;
+   }
+   memset(out->val, 0xa5, in->n * t->size);
+   ok = !clEnqueueWriteBuffer(cl->q, b->val, CL_FALSE, 0, in->n * t->size, out->val, 0, NULL,
+                              NULL) &&
+        !clEnqueueNDRangeKernel(cl->q, k, 1, NULL, &global, &local, 0, NULL, NULL) &&
+        !clEnqueueReadBuffer(cl->q, b->val, CL_TRUE, 0, in->n * t->size, out->val, 0, NULL, NULL);
+out:
+   clReleaseKernel(k);
+   return ok;
+}
+
+static void
+check_exact(struct cl *cl, const struct fp *t, unsigned simd, const struct buffers *b,
+            struct inputs *in, struct outputs *out)
+{
+   cl_program prog = build_exactness(cl, t, simd, "-cl-std=CL3.0");
+
+   make_exactness_inputs(t, in);
+   clEnqueueWriteBuffer(cl->q, b->x[0], CL_FALSE, 0, in->n * t->size, in->x[0], 0, NULL, NULL);
+   clEnqueueWriteBuffer(cl->q, b->x[1], CL_TRUE, 0, in->n * t->size, in->x[1], 0, NULL, NULL);
+   for (unsigned fi = 0; fi < NUM_EXACTNESS_FNS; fi++) {
+      const struct math_fn *f = &exactness_fns[fi];
+      if (!strcmp(f->name, "narrow") && !narrower(t))
+         continue;
+      cases_in_matrix++;
+      if (!prog || !run_exactness(cl, prog, f, t, b, in, out)) {
+         report(false, "exact %s %s simd%u: did not run", f->name, t->name, simd);
+         continue;
+      }
+      size_t i = 0;
+      long double want = 0;
+      for (; i < in->n; i++) {
+         long double x = get_v(t, in->x[0], i);
+         want = exactness_ref(t, f->name, x, get_v(t, in->x[1], i));
+         if (!same_value(get_v(t, out->val, i), want))
+            break;
+      }
+      if (i == in->n)
+         report(true, "exact %s %s simd%u: computed as written", f->name, t->name, simd);
+      else
+         report(false, "exact %s %s simd%u: %s(%La) = %La, want %La: transformed", f->name,
+                t->name, simd, f->name, get_v(t, in->x[0], i), get_v(t, out->val, i), want);
+   }
+   if (prog)
+      clReleaseProgram(prog);
+}
+
+/* With a fast-math option NIR's inexact rules apply: -0 + 0 and
+ * mad(-0, 1, 0) come out as -0, the folded kernels' result, on float. */
+static void
+check_fast_math(struct cl *cl, const struct buffers *b, struct inputs *in, struct outputs *out)
+{
+   static const struct {
+      const char *option, *fn;
+   } folds[] = {
+      {"-cl-fast-relaxed-math", "add_zero"},
+      {"-cl-fast-relaxed-math", "mad_zero"},
+      {"-cl-unsafe-math-optimizations", "mad_zero"},
+   };
+   const struct fp *t = &fps[FLOAT];
+
+   make_exactness_inputs(t, in);
+   clEnqueueWriteBuffer(cl->q, b->x[0], CL_FALSE, 0, in->n * t->size, in->x[0], 0, NULL, NULL);
+   clEnqueueWriteBuffer(cl->q, b->x[1], CL_TRUE, 0, in->n * t->size, in->x[1], 0, NULL, NULL);
+   for (unsigned k = 0; k < sizeof(folds) / sizeof(folds[0]); k++) {
+      char options[96];
+      snprintf(options, sizeof(options), "-cl-std=CL3.0 %s", folds[k].option);
+      cl_program prog = build_exactness(cl, t, 16, options);
+      const struct math_fn f = {.name = folds[k].fn};
+      cases_in_matrix++;
+      /* Element 0 is -0, and b is 1. */
+      bool ran = prog && run_exactness(cl, prog, &f, t, b, in, out);
+      float got = ran ? ((float *)out->val)[0] : 0;
+      report(ran && got == 0 && signbit(got), "fast math %s %s float: %s(-0) = %s%a (folded: -0)",
+             folds[k].option, folds[k].fn, folds[k].fn, ran ? "" : "did not run, ", got);
+      if (prog)
+         clReleaseProgram(prog);
+   }
+}
+
+/* -cl-denorms-are-zero is a hint the driver takes (weft_nir_flush_denorms):
+ * float sums and products that would be denormal are zeros of their sign,
+ * the others exact. */
+static void
+check_denorms_are_zero(struct cl *cl, const struct buffers *b, struct inputs *in,
+                       struct outputs *out)
+{
+   const struct fp *t = &fps[FLOAT];
+   char *src = append(type_header(t), "%s", denormal_kernels);
+   cl_program prog = build(cl, src, 16, "-cl-std=CL3.0 -DSCALAR_ONLY -cl-denorms-are-zero");
+
+   free(src);
+   make_denormal_inputs(t, in);
+   clEnqueueWriteBuffer(cl->q, b->x[0], CL_FALSE, 0, in->n * t->size, in->x[0], 0, NULL, NULL);
+   clEnqueueWriteBuffer(cl->q, b->x[1], CL_TRUE, 0, in->n * t->size, in->x[1], 0, NULL, NULL);
+   for (unsigned fi = 0; fi < 2; fi++) {
+      const struct math_fn *f = &denormal_fns[fi]; /* add, mul */
+      long double want = 0;
+      size_t i = 0;
+      cases_in_matrix++;
+      bool ran = prog && run_math_kernel(cl, prog, "s", f, t, b, in, out, 1);
+      if (ran)
+         i = first_inexact(f, t, in, out, true, &want);
+      if (ran && i == in->n)
+         report(true, "-cl-denorms-are-zero %s float: %zu results, the denormal ones flushed",
+                f->name, in->n);
+      else
+         report(false, "-cl-denorms-are-zero %s float: %s%s(%La, %La) = %La, want %La",
+                f->name, ran ? "" : "did not run; ", f->name, get_v(t, in->x[0], i),
+                get_v(t, in->x[1], i), ran ? get_v(t, out->val, i) : 0.0L, want);
+   }
+   if (prog)
+      clReleaseProgram(prog);
+}
+
+static void
+run_float_controls(struct cl *cl, struct inputs *in, struct outputs *out)
+{
+   static const unsigned widths[] = {8, 16, 32};
+   size_t n = in->n;
+
+   for (unsigned ti = 0; ti < NUM_FP; ti++) {
+      const struct fp *t = &fps[ti];
+      struct buffers b = {0};
+      cl_int err = create_buffers(cl, t, n, &b);
+
+      if (err) {
+         cases_in_matrix++;
+         report(false, "float controls %s: no buffers (%d)", t->name, err);
+      }
+      for (unsigned wi = 0; wi < 3 && !err; wi++) {
+         run_denormals(cl, t, widths[wi], &b, in, out);
+         check_exact(cl, t, widths[wi], &b, in, out);
+      }
+      if (ti == FLOAT && !err) {
+         check_fast_math(cl, &b, in, out);
+         check_denorms_are_zero(cl, &b, in, out);
+      }
+      release_buffers(&b);
+   }
+}
+
 void
 run_math(struct cl *cl, bool slice)
 {
@@ -1092,7 +1500,7 @@ run_math(struct cl *cl, bool slice)
    for (unsigned ti = 0; ti < NUM_FP; ti++) {
       struct fp *t = &fps[ti];
       struct buffers b = {0};
-      cl_int err = CL_SUCCESS;
+      cl_int err;
       char *src;
 
       if (!device_ftz(cl, t)) {
@@ -1100,16 +1508,7 @@ run_math(struct cl *cl, bool slice)
          report(false, "math %s: the device reports no %s support", t->name, t->name);
          continue;
       }
-      for (unsigned a = 0; a < 3 && !err; a++)
-         b.x[a] = clCreateBuffer(cl->ctx, CL_MEM_READ_ONLY, n * t->size, NULL, &err);
-      if (!err)
-         b.ints = clCreateBuffer(cl->ctx, CL_MEM_READ_ONLY, n * sizeof(int), NULL, &err);
-      if (!err)
-         b.val = clCreateBuffer(cl->ctx, CL_MEM_READ_WRITE, n * t->size, NULL, &err);
-      if (!err)
-         b.val2 = clCreateBuffer(cl->ctx, CL_MEM_READ_WRITE, n * t->size, NULL, &err);
-      if (!err)
-         b.iout = clCreateBuffer(cl->ctx, CL_MEM_READ_WRITE, n * sizeof(int), NULL, &err);
+      err = create_buffers(cl, t, n, &b);
       /* On the host only: the failing build writes its log on stderr. */
       if (!slice)
          check_known_not_building(cl, t);
@@ -1132,13 +1531,7 @@ run_math(struct cl *cl, bool slice)
          clReleaseProgram(prog);
       }
       free(src);
-      for (unsigned a = 0; a < 3; a++)
-         if (b.x[a])
-            clReleaseMemObject(b.x[a]);
-      cl_mem rest[] = {b.ints, b.val, b.val2, b.iout};
-      for (unsigned a = 0; a < 4; a++)
-         if (rest[a])
-            clReleaseMemObject(rest[a]);
+      release_buffers(&b);
    }
 
    printf("math: worst error in ULP per function over %s (limit in brackets)\n",
@@ -1164,6 +1557,10 @@ run_math(struct cl *cl, bool slice)
    }
    printf("math: %zu inputs per function, type and width, %s, in %.1f s\n", n,
           slice ? "scalar" : "scalar and vec4", now() - start);
+   /* What the compiler makes of float operations is the same in the VM,
+    * where each program costs a minute of TCG: the host checks it. */
+   if (!slice)
+      run_float_controls(cl, &in, &out);
    for (unsigned a = 0; a < 3; a++)
       free(in.x[a]);
    free(in.ints);

@@ -213,6 +213,9 @@ weft_optimize_nir(nir_shader *nir)
       NIR_PASS(progress, nir, nir_lower_alu_to_scalar, NULL, NULL);
    } while (progress);
    NIR_PASS(_, nir, nir_opt_algebraic_late);
+   /* After the optimizations, which would fold the flushes of constants
+    * away, and before 16-bit floats widen to 32 bits, which keep theirs. */
+   NIR_PASS(_, nir, weft_nir_flush_denorms);
    NIR_PASS(_, nir, nir_lower_bit_size, weft_lower_bit_size_cb, NULL);
    /* Widening a vector of 8/16-bit values (a vec2 of chars copied through
     * a phi, as a pipe's read_pipe into a private char2 leaves) narrows it

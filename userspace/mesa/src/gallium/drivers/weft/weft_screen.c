@@ -340,6 +340,10 @@ weft_init_screen_caps(struct weft_screen *s)
     * barriers (execution.rst, "Sub-groups of a work-group make independent
     * forward progress"): CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS. */
    caps->subgroup_independent_forward_progress = true;
+   /* The ALU never flushes denormals (execution.rst, "Floats"): kernels are
+    * translated with f32 denormals preserved, so that NIR's nextafter steps
+    * through them and constant folding keeps them. */
+   caps->fp32_denorm_preserve = true;
    caps->query_timestamp = true;
    caps->timer_resolution = 1;
    caps->endianness = PIPE_ENDIAN_LITTLE;

@@ -73,9 +73,11 @@ static const struct spirv_capabilities caps = {
 };
 
 /* Kernels are translated with generic pointers, which weft has
- * (Device::generic_address_space_supported), libclc without; both with
- * 32-bit denormals flushed, as Rusticl translates them (which also keeps
- * nir_search's inexact transforms off 32-bit floats).
+ * (Device::generic_address_space_supported), libclc without; both with the
+ * float controls Rusticl takes for weft without fast-math options (Mesa
+ * patch 0197): 32-bit denormals preserved, as the screen's
+ * pipe_caps.fp32_denorm_preserve asks, and signed zeros, infinities and NaN
+ * preserved, which keeps nir_search's inexact transforms off.
  */
 static struct spirv_to_nir_options
 spirv_options(const nir_shader *clc, bool generic_pointers)
@@ -88,7 +90,10 @@ spirv_options(const nir_shader *clc, bool generic_pointers)
    return (struct spirv_to_nir_options){
       .environment = NIR_SPIRV_OPENCL,
       .clc_shader = clc,
-      .float_controls_execution_mode = FLOAT_CONTROLS_DENORM_FLUSH_TO_ZERO_FP32,
+      .float_controls_execution_mode = FLOAT_CONTROLS_DENORM_PRESERVE_FP32 |
+                                       FLOAT_CONTROLS_SIGNED_ZERO_INF_NAN_PRESERVE_FP16 |
+                                       FLOAT_CONTROLS_SIGNED_ZERO_INF_NAN_PRESERVE_FP32 |
+                                       FLOAT_CONTROLS_SIGNED_ZERO_INF_NAN_PRESERVE_FP64,
       .printf = true,
       .capabilities = &caps,
       .constant_addr_format = nir_address_format_64bit_global,
