@@ -6,8 +6,10 @@
  * host cannot use them, the default one, the bounds and bad properties);
  * enqueue_kernel of blocks with every flag and ndrange form, with
  * local-memory arguments, nested, by thousands, on a full queue, past the
- * depth bound, faulting; clk_event_t (wait lists, returned events, markers,
- * user events, profiling) and each error the event functions have; the
+ * depth bound, faulting or never ending (the device's watchdog ends it:
+ * run it with a small WEFT_SHIM_WATCHDOG, as scripts/build-mesa-check
+ * does); clk_event_t (wait lists, returned events, markers, user events,
+ * profiling) and each error the event functions have; the
  * queries on a block's kernel against the kernel as Rusticl compiled it and
  * against the sub-groups its children run with, at SIMD 8, 16 and 32.
  * OpenCL C 3.0 programs, which have device-side enqueue only with
@@ -1414,22 +1416,19 @@ run_enqueue_events_no_queue(struct cl *cl)
           out[1]);
 }
 
-/* A child that faults: the parent's event reports it.  On a host queue of
- * its own: an in-order queue fails every command after a failed one. */
+/* A child that fails (kernel "fail" of @src): the parent's event reports
+ * it.  On a host queue of its own: an in-order queue fails every command
+ * after a failed one; the others keep running (run_enqueue_still_works). */
 static void
-run_enqueue_faulting_child(struct cl *cl)
+run_enqueue_failing_child(struct cl *cl, const char *src, const char *what)
 {
-   static const char src[] =
-      "kernel void fault(global int *out, int base)\n"
-      "{\n"
-      "   out[0] = enqueue_kernel(get_default_queue(), CLK_ENQUEUE_FLAGS_NO_WAIT, ndrange_1D(1),\n"
-      "                           ^{ *(global int *)(0x7f0000000000ul + base) = 1; });\n"
-      "}\n";
    cl_command_queue q = make_default_queue(cl, 0);
    cl_command_queue host = clCreateCommandQueueWithProperties(cl->ctx, cl->dev, NULL, NULL);
    cl_program prog = build(cl, src, 16, "-cl-std=CL2.0");
-   cl_kernel k = prog ? clCreateKernel(prog, "fault", NULL) : NULL;
-   cl_mem buf = clCreateBuffer(cl->ctx, CL_MEM_READ_WRITE, 64, NULL, NULL);
+   cl_kernel k = prog ? clCreateKernel(prog, "fail", NULL) : NULL;
+   static const int32_t zeros[16];
+   cl_mem buf = clCreateBuffer(cl->ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof(zeros),
+                               (void *)zeros, NULL);
    cl_event ev = NULL;
    cl_int status = CL_COMPLETE, wait_err = CL_SUCCESS;
    int base = 0;
@@ -1451,7 +1450,7 @@ run_enqueue_faulting_child(struct cl *cl)
    stderr_capture_end(&cap, line, sizeof(line));
    cases_in_matrix++;
    report(ev && status < 0 && wait_err == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST,
-          "enqueue: a child that faults: the parent's event %d, clWaitForEvents %d", status,
+          "enqueue: a child that %s: the parent's event %d, clWaitForEvents %d", what, status,
           wait_err);
    if (ev)
       clReleaseEvent(ev);
@@ -1464,6 +1463,31 @@ run_enqueue_faulting_child(struct cl *cl)
       clReleaseCommandQueue(host);
    if (q)
       clReleaseCommandQueue(q);
+}
+
+static void
+run_enqueue_failing_children(struct cl *cl)
+{
+   static const char faults[] =
+      "kernel void fail(global int *out, int base)\n"
+      "{\n"
+      "   out[0] = enqueue_kernel(get_default_queue(), CLK_ENQUEUE_FLAGS_NO_WAIT, ndrange_1D(1),\n"
+      "                           ^{ *(global int *)(0x7f0000000000ul + base) = 1; });\n"
+      "}\n";
+   /* It waits for a value nothing writes (the buffer is zeros): the
+    * device's watchdog ends it. */
+   static const char hangs[] =
+      "kernel void fail(global int *out, int base)\n"
+      "{\n"
+      "   out[0] = enqueue_kernel(get_default_queue(), CLK_ENQUEUE_FLAGS_NO_WAIT, ndrange_1D(1),\n"
+      "                           ^{ volatile global int *o = out;\n"
+      "                              while (o[1] != base + 1)\n"
+      "                                 ;\n"
+      "                           });\n"
+      "}\n";
+
+   run_enqueue_failing_child(cl, faults, "faults");
+   run_enqueue_failing_child(cl, hangs, "never ends");
 }
 
 void
@@ -1494,7 +1518,7 @@ run_enqueue(struct cl *cl, bool slice)
    run_enqueue_event_errors(cl);
    if (!slice) {
       run_enqueue_depth_bound(cl);
-      run_enqueue_faulting_child(cl);
+      run_enqueue_failing_children(cl);
    }
    {
       cl_command_queue q = make_default_queue(cl, 0);
