@@ -20,10 +20,11 @@
  * intel.c (the cl_intel_subgroups shuffles and block reads and writes),
  * weft-cl-conformance-intel-images.c (their block I/O on images),
  * weft-cl-conformance-enqueue.c (device-side enqueue),
- * weft-cl-conformance-pipes.c (the pipe builtins and API).
+ * weft-cl-conformance-pipes.c (the pipe builtins and API),
+ * weft-cl-conformance-copies.c (__builtin_memcpy of constant sizes).
  *
  *   weft-cl-conformance [--slice] [--clc20 | --math | --intel | --pipes | --images |
- *                        --enqueue] [-v]
+ *                        --enqueue | --copies] [-v]
  *
  * --slice: SIMD 8, 16 and 32 in one shape (1D, partial last sub-group)
  * for the VM tier: every function at least once per width.  Prints one
@@ -33,6 +34,8 @@
  * sub-group families only.  --pipes: the pipe family only.  --images: the
  * images family only (weft-cl-conformance-images.c).  --enqueue: the
  * device-side enqueue family only (weft-cl-conformance-enqueue.c).
+ * --copies: the copies family only, which --slice leaves out (it tests the
+ * compiler's lowering, the same on both tiers).
  */
 #include "weft-cl-conformance.h"
 
@@ -1909,7 +1912,7 @@ int
 main(int argc, char **argv)
 {
    bool slice = false, clc20_only = false, math_only = false, intel_only = false;
-   bool pipes_only = false, images_only = false, enqueue_only = false, only;
+   bool pipes_only = false, images_only = false, enqueue_only = false, copies_only = false, only;
    struct cl cl = {0};
    cl_platform_id plats[8];
    cl_uint np = 0;
@@ -1930,15 +1933,18 @@ main(int argc, char **argv)
          images_only = true;
       else if (!strcmp(argv[i], "--enqueue"))
          enqueue_only = true;
+      else if (!strcmp(argv[i], "--copies"))
+         copies_only = true;
       else if (!strcmp(argv[i], "-v"))
          verbose = 1;
       else {
          fprintf(stderr, "usage: %s [--slice] [--clc20 | --math | --intel | --pipes | --images | "
-                 "--enqueue] [-v]\n", argv[0]);
+                 "--enqueue | --copies] [-v]\n", argv[0]);
          return 2;
       }
    }
-   only = clc20_only || math_only || intel_only || pipes_only || images_only || enqueue_only;
+   only = clc20_only || math_only || intel_only || pipes_only || images_only || enqueue_only ||
+          copies_only;
    if (clGetPlatformIDs(8, plats, &np) || !np) {
       printf("no OpenCL platform\n0 passed, 1 failed\n");
       return 1;
@@ -2013,11 +2019,11 @@ main(int argc, char **argv)
          clReleaseProgram(prog);
    }
    std_tag = "";
-   if (!clc20_only && !intel_only && !pipes_only && !images_only && !enqueue_only)
+   if (!clc20_only && !intel_only && !pipes_only && !images_only && !enqueue_only && !copies_only)
       run_math(&cl, slice);
    if (!only || images_only)
       run_images(&cl, slice);
-   if (!math_only && !intel_only && !pipes_only && !images_only && !enqueue_only)
+   if (!math_only && !intel_only && !pipes_only && !images_only && !enqueue_only && !copies_only)
       run_clc20(&cl, slice);
    if (!only) {
       run_work_item_dims(&cl, slice);
@@ -2033,12 +2039,16 @@ main(int argc, char **argv)
    }
    if (!only)
       run_bad_input(&cl, src);
-   if (!clc20_only && !math_only && !pipes_only && !images_only && !enqueue_only) {
+   if (!clc20_only && !math_only && !pipes_only && !images_only && !enqueue_only &&
+       !copies_only) {
       run_intel_subgroups(&cl, slice);
       run_intel_image_blocks(&cl, slice);
    }
    if (!only || enqueue_only)
       run_enqueue(&cl, slice);
+   /* The compiler's lowering alone: the host tier's. */
+   if ((!only && !slice) || copies_only)
+      run_copies(&cl);
    free(src);
    free(src_sg);
    printf("matrix: %llu cases (%zu types x 3 widths x %s), %.1f s (%.1f s building)\n",

@@ -119,5 +119,7 @@ void run_enqueue(struct cl *cl, bool slice);
 void run_intel_image_blocks(struct cl *cl, bool slice);
 /* weft-cl-conformance-pipes.c: the pipe builtins and API. */
 void run_pipes(struct cl *cl, bool slice);
+/* weft-cl-conformance-copies.c: __builtin_memcpy of constant sizes. */
+void run_copies(struct cl *cl);
 
 #endif
