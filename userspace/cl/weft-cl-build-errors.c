@@ -6,8 +6,9 @@
  * (CL_LINK_PROGRAM_FAILURE), the build status is CL_BUILD_ERROR, the build
  * log names the kernel and what it needs, clCreateKernel refuses the
  * program, and the process lives on (also for SPIR-V that uses what Weft
- * does not support: pipe-storage.spv, byval-global-pointer.spv and
- * builtin-of-wrong-type.spv, next to this program): a correct program built
+ * does not support: pipe-storage.spv, byval-global-pointer.spv,
+ * builtin-of-wrong-type.spv, sampled-image-of-another-type.spv and
+ * image-chosen-at-run-time.spv, next to this program): a correct program built
  * and run after the failures gives the right result. Two programs that define the same function do not link
  * (CL_LINK_PROGRAM_FAILURE, the log names it). Options the compiler does not take
  * are the application's error, apart from a failed compile:
@@ -114,6 +115,23 @@ static const struct unsupported unsupported[] = {
       "builtin-of-wrong-type.spv",
       "",
       { "wrong_builtin", "EnqueuedWorkgroupSize variable has type uint", "u64vec3" },
+   },
+   {
+      /* A sampled image1d_t of an image3d_t; the compiler aborted the
+       * process in nir_lower_readonly_images_to_tex (tests/fuzz-spirv). */
+      "sampled-image-of-another-type",
+      NULL,
+      "sampled-image-of-another-type.spv",
+      "",
+      { "mistyped_sample", "OpSampledImage between vimage3D", "sampled vimage1D" },
+   },
+   {
+      /* An OpPhi of two image arguments: the same abort. */
+      "image-chosen-at-run-time",
+      NULL,
+      "image-chosen-at-run-time.spv",
+      "",
+      { "either_image", "chooses an image or sampler at run time" },
    },
 };
 

@@ -197,7 +197,7 @@ lower_to_args(nir_shader *nir)
    nir_lower_printf_options printf_options = { .max_buffer_size = 1024 * 1024 };
    NIR_PASS(_, nir, nir_lower_printf, &printf_options);
    optimize(nir, false);
-   return true;
+   return !rusticl_image_chosen_at_run_time(nir);
 }
 
 /* A uniform for a value Rusticl passes as an internal kernel argument. */
