@@ -7,8 +7,9 @@
  * log names the kernel and what it needs, clCreateKernel refuses the
  * program, and the process lives on (also for SPIR-V that uses what Weft
  * does not support: pipe-storage.spv, byval-global-pointer.spv,
- * builtin-of-wrong-type.spv, sampled-image-of-another-type.spv and
- * image-chosen-at-run-time.spv, next to this program): a correct program built
+ * builtin-of-wrong-type.spv, sampled-image-of-another-type.spv,
+ * image-chosen-at-run-time.spv and bitcast-across-storage-classes.spv, next
+ * to this program): a correct program built
  * and run after the failures gives the right result. Two programs that define the same function do not link
  * (CL_LINK_PROGRAM_FAILURE, the log names it). Options the compiler does not take
  * are the application's error, apart from a failed compile:
@@ -132,6 +133,16 @@ static const struct unsupported unsupported[] = {
       "image-chosen-at-run-time.spv",
       "",
       { "either_image", "chooses an image or sampler at run time" },
+   },
+   {
+      /* A __global pointer bitcast to a private one; the compiler aborted
+       * the process in NIR validation (tests/fuzz-spirv). */
+      "bitcast-across-storage-classes",
+      NULL,
+      "bitcast-across-storage-classes.spv",
+      "",
+      { "private_view", "OpBitcast of a pointer to SpvStorageClassCrossWorkgroup",
+        "SpvStorageClassFunction" },
    },
 };
 
