@@ -36,6 +36,14 @@ weft_nir_workgroup_collectives_max_shared(unsigned max_workgroup_size)
    return DIV_ROUND_UP(max_workgroup_size, 8) * WEFT_WG_SLOT_BYTES;
 }
 
+/* CL_DEVICE_LOCAL_MEM_SIZE of a device of @slm_size bytes of shared local
+ * memory: what the work-group collectives' largest reservation leaves. */
+static inline unsigned
+weft_nir_local_mem_size(unsigned slm_size, unsigned max_workgroup_size)
+{
+   return slm_size - weft_nir_workgroup_collectives_max_shared(max_workgroup_size);
+}
+
 /* SPV_INTEL_subgroups: the two-source shuffles on vectors and the block
  * reads and writes of several elements (or image rows) split per
  * component / element / row, the block I/O on shared memory as per-lane
@@ -60,8 +68,8 @@ bool weft_nir_lower_enqueue_queries(nir_shader *nir, unsigned simd,
 /* enqueue_kernel onto the device queue that the queue_t's device enqueue
  * descriptor (Rusticl's, Mesa patch 0165) names: a record per enqueue,
  * reserved with one atomic add, children of work-groups up to
- * @max_workgroup_size and of at most @max_shared bytes of local memory
- * (weft_nir_lower_enqueue.c). */
+ * @max_workgroup_size and of at most @max_shared bytes of local memory,
+ * static and arguments together (weft_nir_lower_enqueue.c). */
 bool weft_nir_lower_enqueue_kernel(nir_shader *nir, unsigned max_workgroup_size,
                                    unsigned max_shared);
 

@@ -1112,16 +1112,39 @@ run_enqueue_local_args(struct cl *cl)
 /*
  * A size of 0 is CLK_INVALID_ARG_SIZE, local memory past the device's
  * CLK_OUT_OF_RESOURCES (in one argument, and in two that fit alone), and
- * none of those children runs; one argument of all of
- * CL_DEVICE_LOCAL_MEM_SIZE runs and reaches both of its ends.
+ * none of those children runs.  The bound is CL_DEVICE_LOCAL_MEM_SIZE, not
+ * the hardware's SLM (1 KiB more), on both sides of it: all of it in one
+ * argument, in two, and beside a reduction's static local memory runs and
+ * reaches both ends of its buffers; a byte more, or the SLM's 64 KiB, is
+ * refused.  Refusals reserve nothing: 32 of them would fill the queue of
+ * 4096 bytes the children that fit are enqueued on afterwards.
  */
 static void
 run_enqueue_local_arg_errors(struct cl *cl)
 {
    static const char src[] =
-      "kernel void bad(global int *out, int max_local)\n"
+      "kernel void bad(global int *out, int2 lim)\n"
       "{\n"
+      "   int max_local = lim.x, room = lim.y;\n"
       "   queue_t q = get_default_queue();\n"
+      "   /* The first block, __bad_block_invoke_kernel: the host reads its\n"
+      "    * static local memory (the reduction's slots) and gives the room\n"
+      "    * left after it. */\n"
+      "   void (^with_static)(local void *) = ^(local void *p){\n"
+      "      local uchar *c = p;\n"
+      "      int sum = work_group_reduce_add(1);\n"
+      "      c[0] = 7;\n"
+      "      c[room - 1] = 9;\n"
+      "      out[22] = sum * 10000 + c[0] * 100 + c[room - 1];\n"
+      "      atomic_inc((volatile global int *)&out[23]);\n"
+      "   };\n"
+      "   int refused = 0;\n"
+      "   for (int i = 0; i < 32; i++)\n"
+      "      refused += enqueue_kernel(q, CLK_ENQUEUE_FLAGS_NO_WAIT, ndrange_1D(1),\n"
+      "                                ^(local void *p){ out[30] = 1; },\n"
+      "                                (uint)max_local + 1) == CLK_OUT_OF_RESOURCES;\n"
+      "   out[16] = refused;\n"
+      "   out[23] = 0;\n"
       "   out[0] = enqueue_kernel(q, CLK_ENQUEUE_FLAGS_NO_WAIT, ndrange_1D(1),\n"
       "                           ^(local void *p){ out[8] = 1; }, 0u);\n"
       "   clk_event_t ev;\n"
@@ -1141,17 +1164,47 @@ run_enqueue_local_arg_errors(struct cl *cl)
       "                              c[max_local - 1] = 9;\n"
       "                              out[13] = c[0] * 100 + c[max_local - 1];\n"
       "                           }, (uint)max_local);\n"
+      "   out[6] = enqueue_kernel(q, CLK_ENQUEUE_FLAGS_NO_WAIT, ndrange_1D(1),\n"
+      "                           ^(local void *p){ out[14] = 1; }, (uint)max_local + 1);\n"
+      "   out[7] = enqueue_kernel(q, CLK_ENQUEUE_FLAGS_NO_WAIT, ndrange_1D(1),\n"
+      "                           ^(local void *p){ out[15] = 1; }, 65536u);\n"
+      "   /* 128 bytes after max_local - 128 (a multiple of 128): exactly all */\n"
+      "   out[17] = enqueue_kernel(q, CLK_ENQUEUE_FLAGS_NO_WAIT, ndrange_1D(1),\n"
+      "                            ^(local void *p, local void *r){\n"
+      "                               local uchar *a = p, *b = r;\n"
+      "                               a[0] = 7;\n"
+      "                               b[127] = 9;\n"
+      "                               out[18] = a[0] * 100 + b[127];\n"
+      "                            }, (uint)max_local - 128, 128u);\n"
+      "   out[19] = enqueue_kernel(q, CLK_ENQUEUE_FLAGS_NO_WAIT, ndrange_1D(1),\n"
+      "                            ^(local void *p, local void *r){ out[20] = 1; },\n"
+      "                            (uint)max_local - 128, 129u);\n"
+      "   out[21] = enqueue_kernel(q, CLK_ENQUEUE_FLAGS_NO_WAIT, ndrange_1D(1), with_static,\n"
+      "                            (uint)room);\n"
+      "   out[24] = enqueue_kernel(q, CLK_ENQUEUE_FLAGS_NO_WAIT, ndrange_1D(1), with_static,\n"
+      "                            (uint)room + 1);\n"
       "}\n";
-   int32_t out[16];
-   cl_ulong max_local = 0;
-   cl_command_queue q = make_default_queue(cl, 0);
+   int32_t out[32];
+   cl_ulong max_local = 0, static_local = 0;
+   cl_command_queue q = make_default_queue(cl, 4096);
+   cl_program prog = build(cl, src, 16, "-cl-std=CL2.0");
+   cl_kernel child = prog ? clCreateKernel(prog, "__bad_block_invoke_kernel", NULL) : NULL;
+   const struct shape one = {"1d", 1, {1, 1, 1}, {1, 1, 1}};
 
    clGetDeviceInfo(cl->dev, CL_DEVICE_LOCAL_MEM_SIZE, sizeof(max_local), &max_local, NULL);
-   bool ran = q && run_parent(cl, src, "bad", 1, 1, out, 16, (int)max_local);
+   if (child)
+      clGetKernelWorkGroupInfo(child, cl->dev, CL_KERNEL_LOCAL_MEM_SIZE, sizeof(static_local),
+                               &static_local, NULL);
+   /* The argument follows the static memory at a multiple of 128 (its
+    * alignment, Documentation/gpu/weft/device-enqueue.rst). */
+   cl_ulong room = max_local - ((static_local + 127) & ~127ull);
+   cl_int lim[2] = {(cl_int)max_local, (cl_int)room};
+   bool ran = q && child && static_local &&
+              run_with_arg(cl, prog, "bad", &one, NULL, 0, out, sizeof(out), lim, sizeof(lim));
    bool none_ran = ran && out[8] != 1 && out[9] != 1 && out[10] != 1 && out[11] != 1 &&
                    out[12] != 1;
 
-   cases_in_matrix += 2;
+   cases_in_matrix += 6;
    report(ran && out[0] == CLK_INVALID_ARG_SIZE && out[1] == CLK_INVALID_ARG_SIZE &&
              out[2] == CLK_OUT_OF_RESOURCES && out[3] == CLK_OUT_OF_RESOURCES &&
              out[4] == CLK_OUT_OF_RESOURCES && none_ran,
@@ -1163,6 +1216,32 @@ run_enqueue_local_arg_errors(struct cl *cl)
           "enqueue: a local-memory argument of all %llu bytes of CL_DEVICE_LOCAL_MEM_SIZE: "
           "enqueue_kernel %d, its first and last bytes %d (want 709)",
           (unsigned long long)max_local, out[5], out[13]);
+   report(ran && out[6] == CLK_OUT_OF_RESOURCES && out[7] == CLK_OUT_OF_RESOURCES &&
+             out[14] != 1 && out[15] != 1,
+          "enqueue: a local-memory argument of %llu + 1 bytes %d, of the SLM's 65536 %d (want "
+          "CLK_OUT_OF_RESOURCES), children %s", (unsigned long long)max_local, out[6], out[7],
+          ran && (out[14] == 1 || out[15] == 1) ? "ran" : "never ran");
+   report(ran && out[17] == 0 && out[18] == 709 && out[19] == CLK_OUT_OF_RESOURCES &&
+             out[20] != 1,
+          "enqueue: two local-memory arguments of %llu - 128 and 128 bytes: %d, their ends %d "
+          "(want 0, 709); of %llu - 128 and 129: %d (want CLK_OUT_OF_RESOURCES), child %s",
+          (unsigned long long)max_local, out[17], out[18], (unsigned long long)max_local,
+          out[19], ran && out[20] == 1 ? "ran" : "never ran");
+   report(ran && out[21] == 0 && out[22] == 10709 && out[24] == CLK_OUT_OF_RESOURCES &&
+             out[23] == 1,
+          "enqueue: %llu bytes of static local memory and an argument of the %llu bytes left: "
+          "%d, the reduction and the argument's ends %d (want 0, 10709); one byte more: %d "
+          "(want CLK_OUT_OF_RESOURCES); the child ran %d times (want 1)",
+          (unsigned long long)static_local, (unsigned long long)room, out[21], out[22],
+          out[24], out[23]);
+   report(ran && out[16] == 32 && out[30] != 1,
+          "enqueue: 32 refusals for %llu + 1 bytes: %d CLK_OUT_OF_RESOURCES, children %s; the "
+          "children that fit were enqueued after them on a queue of 4096 bytes (above)",
+          (unsigned long long)max_local, out[16], ran && out[30] == 1 ? "ran" : "never ran");
+   if (child)
+      clReleaseKernel(child);
+   if (prog)
+      clReleaseProgram(prog);
    if (q)
       clReleaseCommandQueue(q);
 }

@@ -122,8 +122,7 @@ weft_get_compute_param(struct pipe_screen *pscreen, enum pipe_shader_ir ir_type,
     * collectives' slots, which the compiler places after the kernel's
     * own local memory. */
    case PIPE_COMPUTE_CAP_MAX_LOCAL_SIZE:
-      RET((uint64_t[]){s->info.slm_size -
-                       weft_nir_workgroup_collectives_max_shared(s->info.max_wg_size)});
+      RET((uint64_t[]){weft_nir_local_mem_size(s->info.slm_size, s->info.max_wg_size)});
    case PIPE_COMPUTE_CAP_MAX_PRIVATE_SIZE:
       RET((uint64_t[]){0});
    case PIPE_COMPUTE_CAP_MAX_INPUT_SIZE:
