@@ -6,9 +6,9 @@
  * host cannot use them, the default one, the bounds and bad properties);
  * enqueue_kernel of blocks with every flag and ndrange form, with
  * local-memory arguments, nested, by thousands, on a full queue, past the
- * depth bound, faulting or never ending (the device's watchdog ends it:
- * run it with a small WEFT_SHIM_WATCHDOG, as scripts/build-mesa-check
- * does); clk_event_t (wait lists, returned events, markers, user events,
+ * depth bound, faulting or never ending (the device's watchdog ends it, in
+ * a process of its own whose drm-shim model has a small budget);
+ * clk_event_t (wait lists, returned events, markers, user events,
  * profiling) and each error the event functions have; the
  * queries on a block's kernel against the kernel as Rusticl compiled it and
  * against the sub-groups its children run with, at SIMD 8, 16 and 32.
@@ -22,6 +22,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 static void
 run_enqueue_caps(struct cl *cl)
@@ -585,9 +587,9 @@ run_enqueue_queries(struct cl *cl, bool slice)
    free(src);
 }
 
-/* After all of that, the context runs a kernel as before. */
-static void
-run_enqueue_still_works(struct cl *cl)
+/* True when @cl's queue runs a kernel as before. */
+static bool
+context_runs_kernels(struct cl *cl)
 {
    static const char src[] = "kernel void k(global const int *in, global int *out)\n"
                              "{ out[get_global_id(0)] = in[get_global_id(0)] * 3; }\n";
@@ -601,10 +603,17 @@ run_enqueue_still_works(struct cl *cl)
    ran = prog && run(cl, prog, "k", &one, in, sizeof(in), out, sizeof(out));
    for (int i = 0; ran && i < 64; i++)
       ok &= out[i] == in[i] * 3;
-   cases_in_matrix++;
-   report(ran && ok, "enqueue: the context still runs kernels");
    if (prog)
       clReleaseProgram(prog);
+   return ran && ok;
+}
+
+/* After all of that, the context runs a kernel as before. */
+static void
+run_enqueue_still_works(struct cl *cl)
+{
+   cases_in_matrix++;
+   report(context_runs_kernels(cl), "enqueue: the context still runs kernels");
 }
 
 /* --- enqueue_kernel: children run on the default on-device queue -------- */
@@ -1495,12 +1504,22 @@ run_enqueue_events_no_queue(struct cl *cl)
           out[1]);
 }
 
-/* A child that fails (kernel "fail" of @src): the parent's event reports
- * it.  On a host queue of its own: an in-order queue fails every command
- * after a failed one; the others keep running (run_enqueue_still_works). */
-static void
-run_enqueue_failing_child(struct cl *cl, const char *src, const char *what)
+/* What became of a parent whose child fails. */
+struct failed_child {
+   bool enqueued;         /* the parent was enqueued, with an event */
+   cl_int status;         /* the parent's event's */
+   cl_int wait_err;       /* clWaitForEvents' on it */
+   bool others_run;       /* then a kernel ran on another host queue */
+   char driver_said[160]; /* the driver's first line on stderr */
+};
+
+/* A child that fails (kernel "fail" of @src) under a parent on a host queue
+ * of its own (an in-order queue fails every command after a failed one),
+ * then a kernel on @cl's queue. */
+static struct failed_child
+failing_child(struct cl *cl, const char *src)
 {
+   struct failed_child r = {.status = CL_COMPLETE, .wait_err = CL_SUCCESS};
    cl_command_queue q = make_default_queue(cl, 0);
    cl_command_queue host = clCreateCommandQueueWithProperties(cl->ctx, cl->dev, NULL, NULL);
    cl_program prog = build(cl, src, 16, "-cl-std=CL2.0");
@@ -1509,28 +1528,25 @@ run_enqueue_failing_child(struct cl *cl, const char *src, const char *what)
    cl_mem buf = clCreateBuffer(cl->ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof(zeros),
                                (void *)zeros, NULL);
    cl_event ev = NULL;
-   cl_int status = CL_COMPLETE, wait_err = CL_SUCCESS;
    int base = 0;
    size_t one = 1;
    struct stderr_capture cap;
-   char line[256] = "";
 
    stderr_capture_begin(&cap);
    if (k && q && host) {
       clSetKernelArg(k, 0, sizeof(buf), &buf);
       clSetKernelArg(k, 1, sizeof(base), &base);
       if (clEnqueueNDRangeKernel(host, k, 1, NULL, &one, &one, 0, NULL, &ev) == CL_SUCCESS) {
-         wait_err = clWaitForEvents(1, &ev);
-         clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(status), &status, NULL);
+         r.enqueued = true;
+         r.wait_err = clWaitForEvents(1, &ev);
+         clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(r.status), &r.status,
+                        NULL);
       }
    }
    if (host)
       clFinish(host);
-   stderr_capture_end(&cap, line, sizeof(line));
-   cases_in_matrix++;
-   report(ev && status < 0 && wait_err == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST,
-          "enqueue: a child that %s: the parent's event %d, clWaitForEvents %d", what, status,
-          wait_err);
+   stderr_capture_end(&cap, r.driver_said, sizeof(r.driver_said));
+   r.others_run = context_runs_kernels(cl);
    if (ev)
       clReleaseEvent(ev);
    if (k)
@@ -1542,6 +1558,72 @@ run_enqueue_failing_child(struct cl *cl, const char *src, const char *what)
       clReleaseCommandQueue(host);
    if (q)
       clReleaseCommandQueue(q);
+   return r;
+}
+
+static void
+report_failed_child(const struct failed_child *r, const char *what)
+{
+   cases_in_matrix++;
+   report(r->enqueued && r->status < 0 &&
+             r->wait_err == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST && r->others_run,
+          "enqueue: a child that %s: the parent's event %d, clWaitForEvents %d (\"%s\"); a "
+          "kernel on another queue then %s", what, r->status, r->wait_err, r->driver_said,
+          r->others_run ? "ran" : "did not run");
+}
+
+/*
+ * The child that never ends waits for the device's watchdog: 2^32 sub-group
+ * instructions per dispatch by default, minutes on the drm-shim's device
+ * model.  So the case runs in a process of its own, whose model gets the
+ * budget make check gives the whole suite (WEFT_SHIM_WATCHDOG, unless the
+ * user set one); every other case keeps its own.  The drm-shim starts a
+ * model per process and reads the variable then, which for a forked child
+ * is during fork() (the screen's atfork handler makes the child a VM of its
+ * own): so the variable is set before the fork, for the child, and removed
+ * again in the parent, whose model started long before.  (weft.ko ignores
+ * it: its job timeout ends the child.)
+ */
+static void
+run_enqueue_never_ending_child(struct cl *cl, const char *src)
+{
+   struct failed_child r = {0};
+   int ends[2], wstatus = -1;
+   pid_t pid = -1;
+   bool got = false, budget_set_here = !getenv("WEFT_SHIM_WATCHDOG");
+
+   fflush(stdout);
+   fflush(stderr);
+   if (pipe(ends) == 0) {
+      if (budget_set_here)
+         setenv("WEFT_SHIM_WATCHDOG", "0x4000000", 1);
+      pid = fork();
+      if (pid == 0) {
+         struct cl own = {.dev = cl->dev};
+
+         close(ends[0]);
+         own.ctx = clCreateContext(NULL, 1, &own.dev, NULL, NULL, NULL);
+         own.q = own.ctx ? clCreateCommandQueueWithProperties(own.ctx, own.dev, NULL, NULL)
+                         : NULL;
+         if (own.q)
+            r = failing_child(&own, src);
+         _exit(write(ends[1], &r, sizeof(r)) == sizeof(r) ? 0 : 1);
+      }
+      if (budget_set_here)
+         unsetenv("WEFT_SHIM_WATCHDOG");
+      close(ends[1]);
+      got = pid > 0 && read(ends[0], &r, sizeof(r)) == sizeof(r);
+      close(ends[0]);
+      if (pid > 0)
+         waitpid(pid, &wstatus, 0);
+   }
+   if (got && WIFEXITED(wstatus) && !WEXITSTATUS(wstatus)) {
+      report_failed_child(&r, "never ends");
+   } else {
+      cases_in_matrix++;
+      report(false, "enqueue: a child that never ends: its process (pid %d) gave no result, "
+             "wait status 0x%x", (int)pid, wstatus);
+   }
 }
 
 static void
@@ -1553,8 +1635,7 @@ run_enqueue_failing_children(struct cl *cl)
       "   out[0] = enqueue_kernel(get_default_queue(), CLK_ENQUEUE_FLAGS_NO_WAIT, ndrange_1D(1),\n"
       "                           ^{ *(global int *)(0x7f0000000000ul + base) = 1; });\n"
       "}\n";
-   /* It waits for a value nothing writes (the buffer is zeros): the
-    * device's watchdog ends it. */
+   /* It waits for a value nothing writes (the buffer is zeros). */
    static const char hangs[] =
       "kernel void fail(global int *out, int base)\n"
       "{\n"
@@ -1564,9 +1645,10 @@ run_enqueue_failing_children(struct cl *cl)
       "                                 ;\n"
       "                           });\n"
       "}\n";
+   struct failed_child r = failing_child(cl, faults);
 
-   run_enqueue_failing_child(cl, faults, "faults");
-   run_enqueue_failing_child(cl, hangs, "never ends");
+   report_failed_child(&r, "faults");
+   run_enqueue_never_ending_child(cl, hangs);
 }
 
 void
