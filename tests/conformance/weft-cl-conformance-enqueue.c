@@ -571,7 +571,7 @@ run_enqueue_query_children(struct cl *cl, unsigned simd, size_t max_wg)
 }
 
 static void
-run_enqueue_queries(struct cl *cl, bool slice)
+run_enqueue_queries(struct cl *cl)
 {
    static const unsigned simds[] = {8, 16, 32};
    size_t max_wg = 0;
@@ -579,10 +579,8 @@ run_enqueue_queries(struct cl *cl, bool slice)
 
    clGetDeviceInfo(cl->dev, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof(max_wg), &max_wg, NULL);
    for (unsigned s = 0; s < 3; s++) {
-      if (!slice || simds[s] == 16) {
-         run_enqueue_queries_at(cl, src, simds[s], max_wg);
-         run_enqueue_query_children(cl, simds[s], max_wg);
-      }
+      run_enqueue_queries_at(cl, src, simds[s], max_wg);
+      run_enqueue_query_children(cl, simds[s], max_wg);
    }
    free(src);
 }
@@ -1545,8 +1543,6 @@ failing_child(struct cl *cl, const char *src)
    }
    if (host)
       clFinish(host);
-   stderr_capture_end(&cap, r.driver_said, sizeof(r.driver_said));
-   r.others_run = context_runs_kernels(cl);
    if (ev)
       clReleaseEvent(ev);
    if (k)
@@ -1558,6 +1554,8 @@ failing_child(struct cl *cl, const char *src)
       clReleaseCommandQueue(host);
    if (q)
       clReleaseCommandQueue(q);
+   r.others_run = context_runs_kernels(cl);
+   stderr_capture_end(&cap, r.driver_said, sizeof(r.driver_said));
    return r;
 }
 
@@ -1652,7 +1650,7 @@ run_enqueue_failing_children(struct cl *cl)
 }
 
 void
-run_enqueue(struct cl *cl, bool slice)
+run_enqueue(struct cl *cl)
 {
    run_enqueue_caps(cl);
    run_enqueue_queue_info(cl);
@@ -1670,17 +1668,15 @@ run_enqueue(struct cl *cl, bool slice)
       if (q)
          clReleaseCommandQueue(q);
    }
-   run_enqueue_many(cl, slice ? 256 : 4096);
+   run_enqueue_many(cl, 4096);
    run_enqueue_queue_full(cl);
    run_enqueue_invalid_ndrange(cl);
    run_enqueue_local_arg_errors(cl);
    run_enqueue_events_no_queue(cl);
    run_enqueue_events(cl);
    run_enqueue_event_errors(cl);
-   if (!slice) {
-      run_enqueue_depth_bound(cl);
-      run_enqueue_failing_children(cl);
-   }
+   run_enqueue_depth_bound(cl);
+   run_enqueue_failing_children(cl);
    {
       cl_command_queue q = make_default_queue(cl, 0);
 
@@ -1688,6 +1684,6 @@ run_enqueue(struct cl *cl, bool slice)
       if (q)
          clReleaseCommandQueue(q);
    }
-   run_enqueue_queries(cl, slice);
+   run_enqueue_queries(cl);
    run_enqueue_still_works(cl);
 }

@@ -2045,7 +2045,7 @@ main(int argc, char **argv)
       run_intel_image_blocks(&cl, slice);
    }
    if (!only || enqueue_only)
-      run_enqueue(&cl, slice);
+      run_enqueue(&cl);
    /* The compiler's lowering alone: the host tier's. */
    if ((!only && !slice) || copies_only)
       run_copies(&cl);

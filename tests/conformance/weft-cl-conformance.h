@@ -111,8 +111,9 @@ void run_images(struct cl *cl, bool slice);
 /* weft-cl-conformance-intel.c: cl_intel_subgroups, _short, _char, _long. */
 void run_intel_subgroups(struct cl *cl, bool slice);
 
-/* weft-cl-conformance-enqueue.c: device-side enqueue, as far as it is built. */
-void run_enqueue(struct cl *cl, bool slice);
+/* weft-cl-conformance-enqueue.c: device-side enqueue, the same on both
+ * tiers (the VM's slice included). */
+void run_enqueue(struct cl *cl);
 
 /* weft-cl-conformance-intel-images.c: their block reads and writes on
  * image2d_t. */
