@@ -1222,22 +1222,20 @@ first_inexact(const struct math_fn *f, const struct fp *t, const struct inputs *
    return in->n;
 }
 
+/* The denormal kernels of @prog (scalar, and vec4 unless @scalar_only). */
 static void
-run_denormals(struct cl *cl, const struct fp *t, unsigned simd, const struct buffers *b,
-              struct inputs *in, struct outputs *out)
+run_denormals(struct cl *cl, cl_program prog, const struct fp *t, unsigned simd,
+              const struct buffers *b, struct inputs *in, struct outputs *out, bool scalar_only)
 {
    static const char *const prefixes[] = {"s", "v"};
-   char *src = append(type_header(t), "%s", denormal_kernels);
-   cl_program prog = build(cl, src, simd, "-cl-std=CL3.0");
 
-   free(src);
    make_denormal_inputs(t, in);
    for (unsigned a = 0; a < 2; a++)
       clEnqueueWriteBuffer(cl->q, b->x[a], CL_FALSE, 0, in->n * t->size, in->x[a], 0, NULL, NULL);
    clEnqueueWriteBuffer(cl->q, b->ints, CL_TRUE, 0, in->n * sizeof(int), in->ints, 0, NULL, NULL);
    for (unsigned fi = 0; fi < NUM_DENORMAL_FNS; fi++) {
       const struct math_fn *f = &denormal_fns[fi];
-      for (unsigned w = 0; w < 2; w++) {
+      for (unsigned w = 0; w < (scalar_only ? 1 : 2); w++) {
          long double want = 0;
          cases_in_matrix++;
          if (!prog || !run_math_kernel(cl, prog, prefixes[w], f, t, b, in, out, w ? 4 : 1)) {
@@ -1255,8 +1253,6 @@ run_denormals(struct cl *cl, const struct fp *t, unsigned simd, const struct buf
                    get_v(t, out->val, i), out->ints[i], want);
       }
    }
-   if (prog)
-      clReleaseProgram(prog);
 }
 
 /*
@@ -1316,15 +1312,18 @@ make_exactness_inputs(const struct fp *t, struct inputs *in)
    }
 }
 
+/* The exactness kernels of @t, and with @denormals the denormal ones: one
+ * program, a build being what the VM tier pays for. */
 static cl_program
-build_exactness(struct cl *cl, const struct fp *t, unsigned simd, const char *options)
+build_exactness(struct cl *cl, const struct fp *t, unsigned simd, const char *options,
+                bool denormals)
 {
    const struct fp *nt = narrower(t);
    char *src = type_header(t);
 
    if (nt)
       src = append(src, "%s#define NARROW %s\n", nt->pragma, nt->name);
-   src = append(src, "%s", exactness_kernels);
+   src = append(src, "%s%s", exactness_kernels, denormals ? denormal_kernels : "");
    cl_program prog = build(cl, src, simd, options);
    free(src);
    return prog;
@@ -1358,11 +1357,9 @@ out:
 }
 
 static void
-check_exact(struct cl *cl, const struct fp *t, unsigned simd, const struct buffers *b,
-            struct inputs *in, struct outputs *out)
+check_exact(struct cl *cl, cl_program prog, const struct fp *t, unsigned simd,
+            const struct buffers *b, struct inputs *in, struct outputs *out)
 {
-   cl_program prog = build_exactness(cl, t, simd, "-cl-std=CL3.0");
-
    make_exactness_inputs(t, in);
    clEnqueueWriteBuffer(cl->q, b->x[0], CL_FALSE, 0, in->n * t->size, in->x[0], 0, NULL, NULL);
    clEnqueueWriteBuffer(cl->q, b->x[1], CL_TRUE, 0, in->n * t->size, in->x[1], 0, NULL, NULL);
@@ -1389,38 +1386,41 @@ check_exact(struct cl *cl, const struct fp *t, unsigned simd, const struct buffe
          report(false, "exact %s %s simd%u: %s(%La) = %La, want %La: transformed", f->name,
                 t->name, simd, f->name, get_v(t, in->x[0], i), get_v(t, out->val, i), want);
    }
-   if (prog)
-      clReleaseProgram(prog);
 }
 
 /* With a fast-math option NIR's inexact rules apply: -0 + 0 and
- * mad(-0, 1, 0) come out as -0, the folded kernels' result, on float. */
+ * mad(-0, 1, 0) come out as -0, the folded kernels' result, on float.
+ * The VM's slice builds the first option only. */
 static void
-check_fast_math(struct cl *cl, const struct buffers *b, struct inputs *in, struct outputs *out)
+check_fast_math(struct cl *cl, const struct buffers *b, struct inputs *in, struct outputs *out,
+                bool slice)
 {
    static const struct {
-      const char *option, *fn;
+      const char *option, *fns[2];
    } folds[] = {
-      {"-cl-fast-relaxed-math", "add_zero"},
-      {"-cl-fast-relaxed-math", "mad_zero"},
-      {"-cl-unsafe-math-optimizations", "mad_zero"},
+      {"-cl-fast-relaxed-math", {"add_zero", "mad_zero"}},
+      {"-cl-unsafe-math-optimizations", {"mad_zero"}},
    };
    const struct fp *t = &fps[FLOAT];
 
    make_exactness_inputs(t, in);
    clEnqueueWriteBuffer(cl->q, b->x[0], CL_FALSE, 0, in->n * t->size, in->x[0], 0, NULL, NULL);
    clEnqueueWriteBuffer(cl->q, b->x[1], CL_TRUE, 0, in->n * t->size, in->x[1], 0, NULL, NULL);
-   for (unsigned k = 0; k < sizeof(folds) / sizeof(folds[0]); k++) {
+   for (unsigned k = 0; k < (slice ? 1 : sizeof(folds) / sizeof(folds[0])); k++) {
       char options[96];
       snprintf(options, sizeof(options), "-cl-std=CL3.0 %s", folds[k].option);
-      cl_program prog = build_exactness(cl, t, 16, options);
-      const struct math_fn f = {.name = folds[k].fn};
-      cases_in_matrix++;
-      /* Element 0 is -0, and b is 1. */
-      bool ran = prog && run_exactness(cl, prog, &f, t, b, in, out);
-      float got = ran ? ((float *)out->val)[0] : 0;
-      report(ran && got == 0 && signbit(got), "fast math %s %s float: %s(-0) = %s%a (folded: -0)",
-             folds[k].option, folds[k].fn, folds[k].fn, ran ? "" : "did not run, ", got);
+      cl_program prog = build_exactness(cl, t, 16, options, false);
+
+      for (unsigned fi = 0; fi < 2 && folds[k].fns[fi]; fi++) {
+         const struct math_fn f = {.name = folds[k].fns[fi]};
+         cases_in_matrix++;
+         /* Element 0 is -0, and b is 1. */
+         bool ran = prog && run_exactness(cl, prog, &f, t, b, in, out);
+         float got = ran ? ((float *)out->val)[0] : 0;
+         report(ran && got == 0 && signbit(got),
+                "fast math %s %s float: %s(-0) = %s%a (folded: -0)", folds[k].option, f.name,
+                f.name, ran ? "" : "did not run, ", got);
+      }
       if (prog)
          clReleaseProgram(prog);
    }
@@ -1461,8 +1461,13 @@ check_denorms_are_zero(struct cl *cl, const struct buffers *b, struct inputs *in
       clReleaseProgram(prog);
 }
 
+/*
+ * Every case on the host; the VM's slice (five builds, a build costing up
+ * to a minute of TCG there) runs each type at one width, every width once,
+ * the denormal kernels scalar only, and one fast-math option.
+ */
 static void
-run_float_controls(struct cl *cl, struct inputs *in, struct outputs *out)
+run_float_controls(struct cl *cl, struct inputs *in, struct outputs *out, bool slice)
 {
    static const unsigned widths[] = {8, 16, 32};
    size_t n = in->n;
@@ -1477,11 +1482,19 @@ run_float_controls(struct cl *cl, struct inputs *in, struct outputs *out)
          report(false, "float controls %s: no buffers (%d)", t->name, err);
       }
       for (unsigned wi = 0; wi < 3 && !err; wi++) {
-         run_denormals(cl, t, widths[wi], &b, in, out);
-         check_exact(cl, t, widths[wi], &b, in, out);
+         if (slice && wi != ti)
+            continue;
+         cl_program prog = build_exactness(cl, t, widths[wi],
+                                           slice ? "-cl-std=CL3.0 -DSCALAR_ONLY" : "-cl-std=CL3.0",
+                                           true);
+
+         run_denormals(cl, prog, t, widths[wi], &b, in, out, slice);
+         check_exact(cl, prog, t, widths[wi], &b, in, out);
+         if (prog)
+            clReleaseProgram(prog);
       }
       if (ti == FLOAT && !err) {
-         check_fast_math(cl, &b, in, out);
+         check_fast_math(cl, &b, in, out, slice);
          check_denorms_are_zero(cl, &b, in, out);
       }
       release_buffers(&b);
@@ -1492,9 +1505,10 @@ void
 run_math(struct cl *cl, bool slice)
 {
    static const unsigned widths[] = {8, 16, 32};
-   size_t n = slice ? SLICE_ELEMENTS : FULL_ELEMENTS;
-   struct inputs in = {n, {malloc(n * 8), malloc(n * 8), malloc(n * 8)}, malloc(n * sizeof(int))};
-   struct outputs out = {malloc(n * 8), malloc(n * 8), malloc(n * sizeof(int))};
+   size_t n = slice ? SLICE_ELEMENTS : FULL_ELEMENTS, max = FULL_ELEMENTS;
+   struct inputs in = {n, {malloc(max * 8), malloc(max * 8), malloc(max * 8)},
+                       malloc(max * sizeof(int))};
+   struct outputs out = {malloc(max * 8), malloc(max * 8), malloc(max * sizeof(int))};
    double start = now();
 
    for (unsigned ti = 0; ti < NUM_FP; ti++) {
@@ -1557,10 +1571,10 @@ run_math(struct cl *cl, bool slice)
    }
    printf("math: %zu inputs per function, type and width, %s, in %.1f s\n", n,
           slice ? "scalar" : "scalar and vec4", now() - start);
-   /* What the compiler makes of float operations is the same in the VM,
-    * where each program costs a minute of TCG: the host checks it. */
-   if (!slice)
-      run_float_controls(cl, &in, &out);
+   /* Every pair of the denormal inputs on both tiers: running costs
+    * nothing in the VM, only building does. */
+   in.n = FULL_ELEMENTS;
+   run_float_controls(cl, &in, &out, slice);
    for (unsigned a = 0; a < 3; a++)
       free(in.x[a]);
    free(in.ints);
