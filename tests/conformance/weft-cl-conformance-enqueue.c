@@ -747,6 +747,41 @@ run_enqueue_children(struct cl *cl)
    }
 }
 
+/*
+ * Enqueues in a loop NIR unrolls, where one block literal, one wait list
+ * and one return event variable are written once per round: each round's
+ * child sees its own literal (its round), waits for its own user event and
+ * returns a valid event into a variable initialized to CLK_NULL_EVENT.
+ */
+static void
+run_enqueue_in_a_loop(struct cl *cl)
+{
+   static const char src[] =
+      "kernel void loop(global int *out, int base)\n"
+      "{\n"
+      "   for (int c = 0; c < 2; c++) {\n"
+      "      clk_event_t u = create_user_event();\n"
+      "      clk_event_t wait[1] = { u };\n"
+      "      clk_event_t ev = CLK_NULL_EVENT;\n"
+      "      out[c] = enqueue_kernel(get_default_queue(), CLK_ENQUEUE_FLAGS_NO_WAIT, ndrange_1D(1),\n"
+      "                              1, wait, &ev, ^{ out[4 + c] = base + c; });\n"
+      "      out[2 + c] = is_valid_event(ev);\n"
+      "      set_user_event_status(u, CL_COMPLETE);\n"
+      "      release_event(u);\n"
+      "      release_event(ev);\n"
+      "   }\n"
+      "}\n";
+   int32_t out[6];
+   bool ran = run_parent(cl, src, "loop", 1, 1, out, 6, 40);
+
+   cases_in_matrix++;
+   report(ran && !out[0] && !out[1] && out[2] == 1 && out[3] == 1 && out[4] == 40 &&
+             out[5] == 41,
+          "enqueue: in an unrolled loop: enqueue_kernel %d %d, returned events valid %d %d, "
+          "the children wrote %d %d (want 0 0, 1 1, 40 41)", ran ? out[0] : 0, ran ? out[1] : 0,
+          ran ? out[2] : 0, ran ? out[3] : 0, ran ? out[4] : 0, ran ? out[5] : 0);
+}
+
 /* Three levels deep: a child's child's child. */
 static void
 run_enqueue_nested(struct cl *cl)
@@ -921,6 +956,80 @@ run_enqueue_depth_bound(struct cl *cl)
           "CLK_ENQUEUE_FAILURE), depth 65 %s", LEVELS, ran ? out[64] : 0,
           ran && out[65] == (int32_t)0xa5a5a5a5 ? "never ran" : "ran");
    free(src);
+   if (q)
+      clReleaseCommandQueue(q);
+}
+
+/*
+ * Recursion with no bound in the program: a block calls the function that
+ * enqueues it, so each child enqueues the next (no call cycle: the
+ * function only names the block's kernel).  In a line, the enqueue past the
+ * depth bound fails with CLK_ENQUEUE_FAILURE at depth 64; doubling at every
+ * level, the queue fills first (CLK_DEVICE_QUEUE_FULL) and every child that
+ * was accepted runs exactly once.  Either way the parent's event completes:
+ * no fault, no hang, and a later parent finds the queue empty.
+ */
+static void
+run_enqueue_recursion(struct cl *cl)
+{
+   static const char src[] =
+      "void line(global int *out, int depth);\n"
+      "void line(global int *out, int depth)\n"
+      "{\n"
+      "   int r = enqueue_kernel(get_default_queue(), CLK_ENQUEUE_FLAGS_NO_WAIT, ndrange_1D(1),\n"
+      "                          ^{ line(out, depth + 1); });\n"
+      "   atomic_max((volatile global int *)&out[2], depth);\n"
+      "   if (r != CLK_SUCCESS) {\n"
+      "      out[0] = r;\n"
+      "      out[1] = depth;\n"
+      "   }\n"
+      "}\n"
+      "void tree(global int *out);\n"
+      "void tree(global int *out)\n"
+      "{\n"
+      "   atomic_inc((volatile global int *)&out[5]);\n"
+      "   for (int c = 0; c < 2; c++) {\n"
+      "      int r = enqueue_kernel(get_default_queue(), CLK_ENQUEUE_FLAGS_NO_WAIT,\n"
+      "                             ndrange_1D(1), ^{ tree(out); });\n"
+      "      atomic_inc((volatile global int *)&out[r == CLK_SUCCESS ? 3 :\n"
+      "                                             r == CLK_DEVICE_QUEUE_FULL ? 4 : 6]);\n"
+      "   }\n"
+      "}\n"
+      "kernel void rec(global int *out, int kind)\n"
+      "{\n"
+      "   out[0] = out[1] = out[2] = out[3] = out[4] = out[5] = out[6] = 0;\n"
+      "   if (kind)\n"
+      "      tree(out);\n"
+      "   else\n"
+      "      line(out, 0);\n"
+      "}\n";
+   enum { QUEUE_BYTES = 256 * 1024 };
+   int32_t out[8];
+   cl_command_queue q = make_default_queue(cl, QUEUE_BYTES);
+   cl_program prog = build(cl, src, 16, "-cl-std=CL2.0");
+   const struct shape one = {"1d", 1, {1, 1, 1}, {1, 1, 1}};
+   int kind = 0;
+   bool ran = q && prog &&
+              run_with_arg(cl, prog, "rec", &one, NULL, 0, out, sizeof(out), &kind, sizeof(kind));
+
+   cases_in_matrix++;
+   report(ran && out[0] == CLK_ENQUEUE_FAILURE && out[1] == 64 && out[2] == 64,
+          "enqueue: a block that enqueues itself without end: refused with %d at depth %d "
+          "(want CLK_ENQUEUE_FAILURE at 64), deepest child %d", ran ? out[0] : 0,
+          ran ? out[1] : 0, ran ? out[2] : 0);
+   for (unsigned round = 0; round < 2; round++) {
+      kind = 1;
+      ran = q && prog &&
+            run_with_arg(cl, prog, "rec", &one, NULL, 0, out, sizeof(out), &kind, sizeof(kind));
+      cases_in_matrix++;
+      report(ran && out[3] > 0 && out[4] > 0 && out[6] == 0 && out[5] == out[3] + 1,
+             "enqueue: every child enqueues two without end, a queue of %u bytes (round %u): "
+             "%d enqueued, %d CLK_DEVICE_QUEUE_FULL, %d other results; %d ran (want the "
+             "enqueued and the parent)", QUEUE_BYTES, round + 1, ran ? out[3] : 0,
+             ran ? out[4] : 0, ran ? out[6] : 0, ran ? out[5] : 0);
+   }
+   if (prog)
+      clReleaseProgram(prog);
    if (q)
       clReleaseCommandQueue(q);
 }
@@ -1663,6 +1772,7 @@ run_enqueue(struct cl *cl)
 
       run_enqueue_children(cl);
       run_enqueue_nested(cl);
+      run_enqueue_in_a_loop(cl);
       run_enqueue_local_args(cl);
       run_enqueue_local_args_nested(cl);
       if (q)
@@ -1676,6 +1786,7 @@ run_enqueue(struct cl *cl)
    run_enqueue_events(cl);
    run_enqueue_event_errors(cl);
    run_enqueue_depth_bound(cl);
+   run_enqueue_recursion(cl);
    run_enqueue_failing_children(cl);
    {
       cl_command_queue q = make_default_queue(cl, 0);
