@@ -29,7 +29,7 @@
 #include "weft_nir_passes.h"
 
 struct weft_enqueue_limits {
-   unsigned simd, max_workgroup_size, max_shared;
+   unsigned simd, max_workgroup_size, max_local, max_shared;
 };
 
 /* The work-items of one work-group of the ndrange (64-bit). */
@@ -205,8 +205,11 @@ weft_enq_copy_literal(nir_builder *b, nir_def *dst, nir_def *literal, unsigned s
  * The child's local memory (Rusticl's launch() lays out a kernel's the same
  * way): its static local memory, then each local-memory argument of the
  * block, aligned to the smaller of its size and 128 rounded up to a power of
- * two.  A size of 0 is CLK_INVALID_ARG_SIZE; a total past the device's
- * shared local memory, which DISPATCH would refuse, CLK_OUT_OF_RESOURCES.
+ * two.  A size of 0 is CLK_INVALID_ARG_SIZE.  A host launch's contract
+ * holds: the arguments may use all of CL_DEVICE_LOCAL_MEM_SIZE
+ * (@max_local), the collectives' and pipes' slots, the only static local
+ * memory a block's kernel has, coming on top; past it, or past the SLM
+ * (@max_shared) that DISPATCH would refuse, is CLK_OUT_OF_RESOURCES.
  */
 struct weft_enq_local_mem {
    unsigned count;
@@ -216,11 +219,14 @@ struct weft_enq_local_mem {
 };
 
 static struct weft_enq_local_mem
-weft_enq_local_mem(nir_builder *b, nir_intrinsic_instr *intr, nir_def *entry, unsigned max_shared)
+weft_enq_local_mem(nir_builder *b, nir_intrinsic_instr *intr, nir_def *entry, unsigned max_local,
+                   unsigned max_shared)
 {
    struct weft_enq_local_mem m = { .count = nir_intrinsic_local_args(intr) };
    nir_def *sizes = intr->src[10].ssa;
    nir_def *total = nir_u2u64(b, weft_enq_load32(b, entry, WEFT_ENQ_ENTRY_SHARED));
+   /* The arguments laid out alone, as the program counts them. */
+   nir_def *args = nir_imm_int64(b, 0);
 
    m.sizes_valid = nir_imm_true(b);
    for (unsigned i = 0; i < m.count; i++) {
@@ -233,11 +239,13 @@ weft_enq_local_mem(nir_builder *b, nir_intrinsic_instr *intr, nir_def *entry, un
          pot = nir_ior(b, pot, nir_ushr_imm(b, pot, shift));
       /* pot + 1 is the alignment, a power of two: round up with its mask. */
       total = nir_iand(b, nir_iadd(b, total, pot), nir_inot(b, pot));
+      args = nir_iand(b, nir_iadd(b, args, pot), nir_inot(b, pot));
       m.offset[i] = total;
       total = nir_iadd(b, total, capped);
+      args = nir_iadd(b, args, capped);
       m.sizes_valid = nir_iand(b, m.sizes_valid, nir_ine_imm(b, size, 0));
    }
-   m.fits = nir_ule_imm(b, total, max_shared);
+   m.fits = nir_iand(b, nir_ule_imm(b, args, max_local), nir_ule_imm(b, total, max_shared));
    m.total = nir_u2u32(b, total);
    return m;
 }
@@ -652,7 +660,7 @@ weft_enq_signal(nir_builder *b, nir_def *dq, nir_def *rec, nir_def *len, nir_def
 
 static void
 weft_lower_enqueue_kernel(nir_builder *b, nir_intrinsic_instr *intr, nir_variable *ret,
-                          unsigned max_wg, unsigned max_shared)
+                          const struct weft_enqueue_limits *limits)
 {
    nir_def *desc = intr->src[0].ssa;
    unsigned kernel = nir_intrinsic_kernel_index(intr);
@@ -674,8 +682,9 @@ weft_lower_enqueue_kernel(nir_builder *b, nir_intrinsic_instr *intr, nir_variabl
          nir_push_if(b, nir_iand(b, nir_ine_imm(b, code, 0),
                                  nir_ieq_imm(b, local_args, nir_intrinsic_local_args(intr))));
          {
-            struct weft_enq_ndrange nd = weft_enq_ndrange(b, intr, max_wg);
-            struct weft_enq_local_mem local = weft_enq_local_mem(b, intr, entry, max_shared);
+            struct weft_enq_ndrange nd = weft_enq_ndrange(b, intr, limits->max_workgroup_size);
+            struct weft_enq_local_mem local =
+               weft_enq_local_mem(b, intr, entry, limits->max_local, limits->max_shared);
 
             weft_enq_result(b, ret, WEFT_CLK_INVALID_NDRANGE);
             nir_push_if(b, nd.valid);
@@ -877,8 +886,7 @@ weft_lower_enqueue(nir_builder *b, nir_intrinsic_instr *intr, void *data)
    case nir_intrinsic_enqueue_marker:
       ret = nir_local_variable_create(b->impl, glsl_int_type(), "weft_enq_ret");
       if (intr->intrinsic == nir_intrinsic_enqueue_kernel)
-         weft_lower_enqueue_kernel(b, intr, ret, limits->max_workgroup_size,
-                                   limits->max_shared);
+         weft_lower_enqueue_kernel(b, intr, ret, limits);
       else
          weft_lower_enqueue_marker(b, intr, ret);
       value = nir_u2uN(b, nir_load_var(b, ret), intr->def.bit_size);
@@ -906,6 +914,7 @@ weft_nir_lower_enqueue_kernel(nir_shader *nir, unsigned max_workgroup_size, unsi
 {
    struct weft_enqueue_limits limits = {
       .max_workgroup_size = max_workgroup_size,
+      .max_local = weft_nir_local_mem_size(max_shared, max_workgroup_size),
       .max_shared = max_shared,
    };
 

@@ -68,8 +68,10 @@ bool weft_nir_lower_enqueue_queries(nir_shader *nir, unsigned simd,
 /* enqueue_kernel onto the device queue that the queue_t's device enqueue
  * descriptor (Rusticl's, Mesa patch 0165) names: a record per enqueue,
  * reserved with one atomic add, children of work-groups up to
- * @max_workgroup_size and of at most @max_shared bytes of local memory,
- * static and arguments together (weft_nir_lower_enqueue.c). */
+ * @max_workgroup_size.  A child's local-memory arguments get what a host
+ * launch gets, CL_DEVICE_LOCAL_MEM_SIZE (weft_nir_local_mem_size), with
+ * its static slots on top, all within the @max_shared bytes of SLM
+ * (weft_nir_lower_enqueue.c). */
 bool weft_nir_lower_enqueue_kernel(nir_shader *nir, unsigned max_workgroup_size,
                                    unsigned max_shared);
 

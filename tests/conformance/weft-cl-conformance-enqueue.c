@@ -1230,9 +1230,9 @@ run_enqueue_local_args(struct cl *cl)
  * CLK_OUT_OF_RESOURCES (in one argument, and in two that fit alone), and
  * none of those children runs.  The bound is CL_DEVICE_LOCAL_MEM_SIZE, not
  * the hardware's SLM (1 KiB more), on both sides of it: all of it in one
- * argument, in two, and beside a reduction's static local memory runs and
- * reaches both ends of its buffers; a byte more, or the SLM's 64 KiB, is
- * refused.  Refusals reserve nothing: 32 of them would fill the queue of
+ * argument, in two, and beside a reduction's slots (on top, as for a host
+ * launch) runs and reaches both ends of its buffers; a byte more, or the
+ * SLM's 64 KiB, is refused.  Refusals reserve nothing: 32 of them would fill the queue of
  * 4096 bytes the children that fit are enqueued on afterwards.
  */
 static void
@@ -1244,8 +1244,8 @@ run_enqueue_local_arg_errors(struct cl *cl)
       "   int max_local = lim.x, room = lim.y;\n"
       "   queue_t q = get_default_queue();\n"
       "   /* The first block, __bad_block_invoke_kernel: the host reads its\n"
-      "    * static local memory (the reduction's slots) and gives the room\n"
-      "    * left after it. */\n"
+      "    * static local memory (the reduction's slots), which leaves all of\n"
+      "    * CL_DEVICE_LOCAL_MEM_SIZE to the argument. */\n"
       "   void (^with_static)(local void *) = ^(local void *p){\n"
       "      local uchar *c = p;\n"
       "      int sum = work_group_reduce_add(1);\n"
@@ -1311,10 +1311,8 @@ run_enqueue_local_arg_errors(struct cl *cl)
    if (child)
       clGetKernelWorkGroupInfo(child, cl->dev, CL_KERNEL_LOCAL_MEM_SIZE, sizeof(static_local),
                                &static_local, NULL);
-   /* The argument follows the static memory at a multiple of 128 (its
-    * alignment, Documentation/gpu/weft/device-enqueue.rst). */
-   cl_ulong room = max_local - ((static_local + 127) & ~127ull);
-   cl_int lim[2] = {(cl_int)max_local, (cl_int)room};
+   /* the room beside the slots: all of it */
+   cl_int lim[2] = {(cl_int)max_local, (cl_int)max_local};
    bool ran = q && child && static_local &&
               run_with_arg(cl, prog, "bad", &one, NULL, 0, out, sizeof(out), lim, sizeof(lim));
    bool none_ran = ran && out[8] != 1 && out[9] != 1 && out[10] != 1 && out[11] != 1 &&
@@ -1345,10 +1343,10 @@ run_enqueue_local_arg_errors(struct cl *cl)
           out[19], ran && out[20] == 1 ? "ran" : "never ran");
    report(ran && out[21] == 0 && out[22] == 10709 && out[24] == CLK_OUT_OF_RESOURCES &&
              out[23] == 1,
-          "enqueue: %llu bytes of static local memory and an argument of the %llu bytes left: "
+          "enqueue: %llu bytes of a reduction's slots and an argument of all %llu bytes: "
           "%d, the reduction and the argument's ends %d (want 0, 10709); one byte more: %d "
           "(want CLK_OUT_OF_RESOURCES); the child ran %d times (want 1)",
-          (unsigned long long)static_local, (unsigned long long)room, out[21], out[22],
+          (unsigned long long)static_local, (unsigned long long)max_local, out[21], out[22],
           out[24], out[23]);
    report(ran && out[16] == 32 && out[30] != 1,
           "enqueue: 32 refusals for %llu + 1 bytes: %d CLK_OUT_OF_RESOURCES, children %s; the "

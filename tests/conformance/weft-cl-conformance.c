@@ -1295,76 +1295,163 @@ run_reqd_work_group_size(struct cl *cl, bool slice)
    }
 }
 
-/* A kernel may use all of CL_DEVICE_LOCAL_MEM_SIZE, as a __local argument
- * or as a __local array of its own, and a work-group collective, whose
- * slots the compiler places in local memory too: at the largest work-group
- * and SIMD 8, where the slots are the most.  Each work-item fills its
- * words, then sums others' after a barrier, and work_group_reduce_add
- * sums the sums: every word is written and read. */
+/* Where run_local_mem_with_collective's kernel has its local memory. */
+enum local_mem_form { LOCAL_ARRAY, LOCAL_ARG, LOCAL_ARRAY_AND_ARG };
+
+struct local_mem_launch {
+   cl_kernel k;
+   cl_mem out;
+   size_t global, local, words;
+   bool collective;
+};
+
+/* Launches with @arg_bytes in the __local argument (if any), reads the
+ * results back and counts the work-items whose sum is wrong; the
+ * enqueue's error otherwise. */
+static cl_int
+launch_full_local(struct cl *cl, const struct local_mem_launch *l, enum local_mem_form form,
+                  size_t arg_bytes, unsigned *bad)
+{
+   uint32_t *out = calloc(l->global, 4);
+   cl_int err = out ? CL_SUCCESS : CL_OUT_OF_HOST_MEMORY;
+
+   if (!err && form != LOCAL_ARRAY)
+      err = clSetKernelArg(l->k, 0, arg_bytes, NULL);
+   if (!err)
+      err = clSetKernelArg(l->k, form != LOCAL_ARRAY, sizeof(l->out), &l->out);
+   if (!err)
+      err = clEnqueueNDRangeKernel(cl->q, l->k, 1, NULL, &l->global, &l->local, 0, NULL, NULL);
+   if (!err)
+      err = clEnqueueReadBuffer(cl->q, l->out, CL_TRUE, 0, l->global * 4, out, 0, NULL, NULL);
+   *bad = 0;
+   for (size_t i = 0; !err && i < l->global; i++) {
+      /* each work-item sums buf[words - 1 - j] = 3 (words - 1 - j) + 1 over
+       * its words j; the collective sums all words */
+      uint64_t n = l->local, item = i % n, want = 0;
+
+      if (l->collective)
+         want = 3ull * l->words * (l->words - 1) / 2 + l->words;
+      else
+         for (uint64_t j = item; j < l->words; j += n)
+            want += 3 * (l->words - 1 - j) + 1;
+      *bad += out[i] != (uint32_t)want;
+   }
+   free(out);
+   return err;
+}
+
+/*
+ * A kernel may use all of CL_DEVICE_LOCAL_MEM_SIZE, as a __local array of
+ * its own, as a __local argument or as both, with or without a work-group
+ * collective, whose slots the compiler places in local memory on top of
+ * it: at the largest work-group and SIMD 8, where the slots are the most.
+ * Each work-item fills its words, then sums others' after a barrier (and
+ * work_group_reduce_add sums the sums): every word is written and read.
+ * One byte more in the argument is CL_OUT_OF_RESOURCES at
+ * clEnqueueNDRangeKernel (OpenCL 3.0: "insufficient resources such as
+ * registers or local memory"), not a job the device fails: nothing runs
+ * (the output keeps its pattern), and the queue runs the kernel again with
+ * the bytes that fit.
+ */
 static void
 run_local_mem_with_collective(struct cl *cl)
 {
    static const char *const src =
-      "#ifdef AS_ARG\n"
-      "#define LOCAL_BUF __local uint *buf,\n"
+      "#ifdef ARG_WORDS\n"
+      "#define LOCAL_ARG __local uint *arg,\n"
       "#else\n"
-      "#define LOCAL_BUF\n"
+      "#define LOCAL_ARG\n"
+      "#define ARG_WORDS 0\n"
+      "#endif\n"
+      "#if STATIC_WORDS && ARG_WORDS\n"
+      "#define AT(i) (*((i) < STATIC_WORDS ? &buf[i] : &arg[(i) - STATIC_WORDS]))\n"
+      "#elif STATIC_WORDS\n"
+      "#define AT(i) buf[i]\n"
+      "#else\n"
+      "#define AT(i) arg[i]\n"
       "#endif\n"
       "__kernel __attribute__((intel_reqd_sub_group_size(8)))\n"
-      "void full_local(LOCAL_BUF __global uint *out)\n"
+      "void full_local(LOCAL_ARG __global uint *out)\n"
       "{\n"
-      "#ifndef AS_ARG\n"
-      "   __local uint buf[WORDS];\n"
+      "#if STATIC_WORDS\n"
+      "   __local uint buf[STATIC_WORDS];\n"
       "#endif\n"
+      "   const uint words = STATIC_WORDS + ARG_WORDS;\n"
       "   uint l = get_local_id(0), n = get_local_size(0), s = 0;\n"
-      "   for (uint i = l; i < WORDS; i += n)\n"
-      "      buf[i] = i * 3u + 1u;\n"
+      "   for (uint i = l; i < words; i += n)\n"
+      "      AT(i) = i * 3u + 1u;\n"
       "   barrier(CLK_LOCAL_MEM_FENCE);\n"
-      "   for (uint i = l; i < WORDS; i += n)\n"
-      "      s += buf[WORDS - 1 - i];\n"
-      "   out[get_global_id(0)] = work_group_reduce_add(s);\n"
+      "   for (uint i = l; i < words; i += n)\n"
+      "      s += AT(words - 1 - i);\n"
+      "#ifdef COLLECTIVE\n"
+      "   s = work_group_reduce_add(s);\n"
+      "#endif\n"
+      "   out[get_global_id(0)] = s;\n"
       "}\n";
+   static const char *const form_names[] = {"__local array", "__local argument",
+                                             "__local array and argument"};
    cl_ulong local_mem = 0;
    size_t max_wg = 0;
 
    clGetDeviceInfo(cl->dev, CL_DEVICE_LOCAL_MEM_SIZE, sizeof(local_mem), &local_mem, NULL);
    clGetDeviceInfo(cl->dev, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof(max_wg), &max_wg, NULL);
-   for (unsigned as_arg = 0; as_arg < 2; as_arg++) {
-      size_t words = local_mem / 4, global = 2 * max_wg;
-      uint32_t want = (uint32_t)(3ull * words * (words - 1) / 2 + words), *out = NULL;
-      struct shape s = {"1d", 1, {global, 1, 1}, {max_wg, 1, 1}};
-      char opts[96];
-      cl_program prog;
-      cl_kernel k = NULL;
-      cl_mem buf = NULL;
-      cl_int err = CL_INVALID_VALUE;
-      unsigned bad = 0;
+   for (unsigned c = 0; c < 2; c++) {
+      for (enum local_mem_form form = LOCAL_ARRAY; form <= LOCAL_ARRAY_AND_ARG; form++) {
+         size_t words = local_mem / 4;
+         /* half and half keeps the argument at a multiple of 128 bytes */
+         size_t static_words = form == LOCAL_ARRAY ? words : form == LOCAL_ARG ? 0 : words / 2;
+         size_t arg_bytes = (words - static_words) * 4;
+         struct local_mem_launch l = {NULL, NULL, 2 * max_wg, max_wg, words, c};
+         const char *what = form_names[form];
+         char opts[128];
+         cl_program prog;
+         cl_int err = CL_INVALID_VALUE;
+         unsigned bad = 0;
+         int n;
 
-      snprintf(opts, sizeof(opts), "-cl-std=CL3.0 -DWORDS=%zuu%s", words, as_arg ? " -DAS_ARG" : "");
-      prog = build(cl, src, 8, opts);
-      out = calloc(global, 4);
-      if (prog)
-         k = clCreateKernel(prog, "full_local", &err);
-      buf = clCreateBuffer(cl->ctx, CL_MEM_READ_WRITE, global * 4, NULL, &err);
-      if (k && buf && (!as_arg || !clSetKernelArg(k, 0, local_mem, NULL)) &&
-          !clSetKernelArg(k, as_arg, sizeof(buf), &buf))
-         err = clEnqueueNDRangeKernel(cl->q, k, 1, NULL, s.global, s.local, 0, NULL, NULL);
-      if (!err)
-         err = clEnqueueReadBuffer(cl->q, buf, CL_TRUE, 0, global * 4, out, 0, NULL, NULL);
-      for (size_t i = 0; !err && i < global; i++)
-         bad += out[i] != want;
-      cases_in_matrix++;
-      report(!err && !bad, "all of CL_DEVICE_LOCAL_MEM_SIZE (%llu bytes) as a %s and "
-             "work_group_reduce_add at %zu work-items, SIMD 8%s (error %d, %u wrong)",
-             (unsigned long long)local_mem, as_arg ? "__local argument" : "__local array",
-             max_wg, !err && !bad ? "" : ": FAILED", err, bad);
-      if (k)
-         clReleaseKernel(k);
-      if (prog)
-         clReleaseProgram(prog);
-      if (buf)
-         clReleaseMemObject(buf);
-      free(out);
+         n = snprintf(opts, sizeof(opts), "-cl-std=CL3.0 -DSTATIC_WORDS=%zu%s", static_words,
+                      c ? " -DCOLLECTIVE" : "");
+         if (form != LOCAL_ARRAY)
+            snprintf(opts + n, sizeof(opts) - n, " -DARG_WORDS=%zu", words - static_words);
+         prog = build(cl, src, 8, opts);
+         if (prog)
+            l.k = clCreateKernel(prog, "full_local", &err);
+         l.out = clCreateBuffer(cl->ctx, CL_MEM_READ_WRITE, l.global * 4, NULL, &err);
+         if (l.k && l.out)
+            err = launch_full_local(cl, &l, form, arg_bytes, &bad);
+         cases_in_matrix++;
+         report(!err && !bad, "all of CL_DEVICE_LOCAL_MEM_SIZE (%llu bytes) as a %s%s at %zu "
+                "work-items, SIMD 8%s (error %d, %u wrong)", (unsigned long long)local_mem, what,
+                c ? " and work_group_reduce_add" : "", max_wg, !err && !bad ? "" : ": FAILED",
+                err, bad);
+         if (form != LOCAL_ARRAY && l.k && l.out) {
+            const uint32_t pattern = 0xa5a5a5a5u;
+            uint32_t first = 0, last = 0;
+            cl_int refused, finished;
+
+            clEnqueueFillBuffer(cl->q, l.out, &pattern, 4, 0, l.global * 4, 0, NULL, NULL);
+            refused = launch_full_local(cl, &l, form, arg_bytes + 1, &bad);
+            finished = clFinish(cl->q);
+            clEnqueueReadBuffer(cl->q, l.out, CL_TRUE, 0, 4, &first, 0, NULL, NULL);
+            clEnqueueReadBuffer(cl->q, l.out, CL_TRUE, (l.global - 1) * 4, 4, &last, 0, NULL,
+                                NULL);
+            err = launch_full_local(cl, &l, form, arg_bytes, &bad);
+            cases_in_matrix++;
+            report(refused == CL_OUT_OF_RESOURCES && finished == CL_SUCCESS &&
+                      first == pattern && last == pattern && !err && !bad,
+                   "CL_DEVICE_LOCAL_MEM_SIZE + 1 (%llu bytes) as a %s%s: clEnqueueNDRangeKernel "
+                   "%d (want CL_OUT_OF_RESOURCES), clFinish %d, output %s; then the bytes that "
+                   "fit: error %d, %u wrong", (unsigned long long)local_mem + 1, what,
+                   c ? " and work_group_reduce_add" : "", refused, finished,
+                   first == pattern && last == pattern ? "untouched" : "WRITTEN", err, bad);
+         }
+         if (l.k)
+            clReleaseKernel(l.k);
+         if (prog)
+            clReleaseProgram(prog);
+         if (l.out)
+            clReleaseMemObject(l.out);
+      }
    }
 }
 
@@ -2028,8 +2115,10 @@ main(int argc, char **argv)
    if (!only) {
       run_work_item_dims(&cl, slice);
       run_reqd_work_group_size(&cl, slice);
-      run_local_mem_with_collective(&cl);
    }
+   /* the bound device-side enqueue holds children to as well */
+   if (!only || enqueue_only)
+      run_local_mem_with_collective(&cl);
    if (!only || pipes_only)
       run_pipes(&cl, slice);
    if (!slice && !only) {

@@ -150,12 +150,7 @@ weft_preprocess_nir(nir_shader *nir, unsigned max_workgroup_size, unsigned slm_s
    /* A block's kernel cannot fix its sub-group size: Rusticl compiles it at
     * the default width. */
    NIR_PASS(_, nir, weft_nir_lower_enqueue_queries, weft_default_simd(), max_workgroup_size);
-   /* A child's static local memory and arguments together get what the
-    * device reports (CL_DEVICE_LOCAL_MEM_SIZE), the bound OpenCL C's
-    * CLK_OUT_OF_RESOURCES is judged by; the SLM past it is the work-group
-    * collectives' reserve, not memory a program was told of. */
-   NIR_PASS(_, nir, weft_nir_lower_enqueue_kernel, max_workgroup_size,
-            weft_nir_local_mem_size(slm_size, max_workgroup_size));
+   NIR_PASS(_, nir, weft_nir_lower_enqueue_kernel, max_workgroup_size, slm_size);
 }
 
 static unsigned
