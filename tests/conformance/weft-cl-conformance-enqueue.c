@@ -21,6 +21,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <spawn.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -1677,21 +1678,43 @@ report_failed_child(const struct failed_child *r, const char *what)
           r->others_run ? "ran" : "did not run");
 }
 
+/* It waits for a value nothing writes (the buffer is zeros). */
+static const char never_ending_child_src[] =
+   "kernel void fail(global int *out, int base)\n"
+   "{\n"
+   "   out[0] = enqueue_kernel(get_default_queue(), CLK_ENQUEUE_FLAGS_NO_WAIT, ndrange_1D(1),\n"
+   "                           ^{ volatile global int *o = out;\n"
+   "                              while (o[1] != base + 1)\n"
+   "                                 ;\n"
+   "                           });\n"
+   "}\n";
+
+/* `weft-cl-conformance --never-ending-child`: the process of
+ * run_enqueue_never_ending_child, which reads its result from fd 3. */
+int
+run_enqueue_never_ending_child_process(struct cl *cl)
+{
+   struct failed_child r = failing_child(cl, never_ending_child_src);
+
+   return write(3, &r, sizeof(r)) == sizeof(r) ? 0 : 1;
+}
+
 /*
  * The child that never ends waits for the device's watchdog: 2^32 sub-group
  * instructions per dispatch by default, minutes on the drm-shim's device
  * model.  So the case runs in a process of its own, whose model gets the
  * budget make check gives the whole suite (WEFT_SHIM_WATCHDOG, unless the
- * user set one); every other case keeps its own.  The drm-shim starts a
- * model per process and reads the variable then, which for a forked child
- * is during fork() (the screen's atfork handler makes the child a VM of its
- * own): so the variable is set before the fork, for the child, and removed
- * again in the parent, whose model started long before.  (weft.ko ignores
- * it: its job timeout ends the child.)
+ * user set one); every other case keeps its own.  The process is this
+ * program run again, not a fork of this one: a forked child has none of
+ * the parent's threads, and Mesa's disk cache writes through one, so a
+ * program the cache has not seen (a new Mesa, a cold cache) made the child
+ * wait for it forever.  (weft.ko ignores the variable: its job timeout
+ * ends the child.)
  */
 static void
-run_enqueue_never_ending_child(struct cl *cl, const char *src)
+run_enqueue_never_ending_child(void)
 {
+   static char *const argv[] = {"weft-cl-conformance", "--never-ending-child", NULL};
    struct failed_child r = {0};
    int ends[2], wstatus = -1;
    pid_t pid = -1;
@@ -1700,22 +1723,19 @@ run_enqueue_never_ending_child(struct cl *cl, const char *src)
    fflush(stdout);
    fflush(stderr);
    if (pipe(ends) == 0) {
+      posix_spawn_file_actions_t fds;
+
+      posix_spawn_file_actions_init(&fds);
+      /* closed first: the read end may be fd 3 itself */
+      posix_spawn_file_actions_addclose(&fds, ends[0]);
+      posix_spawn_file_actions_adddup2(&fds, ends[1], 3);
       if (budget_set_here)
          setenv("WEFT_SHIM_WATCHDOG", "0x4000000", 1);
-      pid = fork();
-      if (pid == 0) {
-         struct cl own = {.dev = cl->dev};
-
-         close(ends[0]);
-         own.ctx = clCreateContext(NULL, 1, &own.dev, NULL, NULL, NULL);
-         own.q = own.ctx ? clCreateCommandQueueWithProperties(own.ctx, own.dev, NULL, NULL)
-                         : NULL;
-         if (own.q)
-            r = failing_child(&own, src);
-         _exit(write(ends[1], &r, sizeof(r)) == sizeof(r) ? 0 : 1);
-      }
+      if (posix_spawn(&pid, "/proc/self/exe", &fds, NULL, argv, environ))
+         pid = -1;
       if (budget_set_here)
          unsetenv("WEFT_SHIM_WATCHDOG");
+      posix_spawn_file_actions_destroy(&fds);
       close(ends[1]);
       got = pid > 0 && read(ends[0], &r, sizeof(r)) == sizeof(r);
       close(ends[0]);
@@ -1740,20 +1760,10 @@ run_enqueue_failing_children(struct cl *cl)
       "   out[0] = enqueue_kernel(get_default_queue(), CLK_ENQUEUE_FLAGS_NO_WAIT, ndrange_1D(1),\n"
       "                           ^{ *(global int *)(0x7f0000000000ul + base) = 1; });\n"
       "}\n";
-   /* It waits for a value nothing writes (the buffer is zeros). */
-   static const char hangs[] =
-      "kernel void fail(global int *out, int base)\n"
-      "{\n"
-      "   out[0] = enqueue_kernel(get_default_queue(), CLK_ENQUEUE_FLAGS_NO_WAIT, ndrange_1D(1),\n"
-      "                           ^{ volatile global int *o = out;\n"
-      "                              while (o[1] != base + 1)\n"
-      "                                 ;\n"
-      "                           });\n"
-      "}\n";
    struct failed_child r = failing_child(cl, faults);
 
    report_failed_child(&r, "faults");
-   run_enqueue_never_ending_child(cl, hangs);
+   run_enqueue_never_ending_child();
 }
 
 void

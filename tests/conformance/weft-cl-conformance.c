@@ -2000,6 +2000,7 @@ main(int argc, char **argv)
 {
    bool slice = false, clc20_only = false, math_only = false, intel_only = false;
    bool pipes_only = false, images_only = false, enqueue_only = false, copies_only = false, only;
+   bool never_ending_child = false;
    struct cl cl = {0};
    cl_platform_id plats[8];
    cl_uint np = 0;
@@ -2024,6 +2025,9 @@ main(int argc, char **argv)
          copies_only = true;
       else if (!strcmp(argv[i], "-v"))
          verbose = 1;
+      /* the enqueue family runs itself again with it (run_enqueue_never_ending_child) */
+      else if (!strcmp(argv[i], "--never-ending-child"))
+         never_ending_child = true;
       else {
          fprintf(stderr, "usage: %s [--slice] [--clc20 | --math | --intel | --pipes | --images | "
                  "--enqueue | --copies] [-v]\n", argv[0]);
@@ -2048,6 +2052,8 @@ main(int argc, char **argv)
       printf("no queue: %d\n0 passed, 1 failed\n", err);
       return 1;
    }
+   if (never_ending_child)
+      return run_enqueue_never_ending_child_process(&cl);
 
    /* Every width with OpenCL C 3.0 over every shape; the same program
     * built as OpenCL C 2.0 (cl_khr_subgroups by its pragma), explicitly and

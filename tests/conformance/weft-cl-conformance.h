@@ -114,6 +114,7 @@ void run_intel_subgroups(struct cl *cl, bool slice);
 /* weft-cl-conformance-enqueue.c: device-side enqueue, the same on both
  * tiers (the VM's slice included). */
 void run_enqueue(struct cl *cl);
+int run_enqueue_never_ending_child_process(struct cl *cl);
 
 /* weft-cl-conformance-intel-images.c: their block reads and writes on
  * image2d_t. */
