@@ -132,6 +132,12 @@ def imm_expr(var, t):
     return 'const %s %s = %s;' % (ctype(t), var, ext)
 
 
+# Float-typed ALU instructions that move bits: a NaN operand, signalling
+# or not, passes through (execution.rst, "Floats").  Every other float
+# result that is a NaN is the type's default NaN (weft_result_T()).
+BIT_MOVES = ('mov', 'sel', 'fneg', 'fabs', 'fcopysign')
+
+
 def gen_alu_h():
     """Per-lane ALU semantics for the model, one case per (opcode, type)."""
     o = [HDR, '#ifndef WEFT_ISA_ALU_H\n#define WEFT_ISA_ALU_H\n',
@@ -180,8 +186,9 @@ def gen_alu_h():
             body.append('\t\t\t%s d = (%s)(%s);\n' % (ctype(dt), ctype(dt), sem))
             if isa.TYPES[dt][2] == 'f':
                 body[-1] = '\t\t\t%s d_ = (%s)(%s);\n' % (ctype(dt), ctype(dt), sem)
-                body.append('\t\t\t%s d = weft_bits_%s(d_);\n'
-                            % ('uint64_t' if isa.TYPES[dt][1] == 64 else 'uint32_t', dt))
+                body.append('\t\t\t%s d = weft_%s_%s(d_);\n'
+                            % ('uint64_t' if isa.TYPES[dt][1] == 64 else 'uint32_t',
+                               'bits' if ins.name in BIT_MOVES else 'result', dt))
             rows = 2 if isa.TYPES[dt][1] == 64 else 1
             if rows == 2:
                 body.append('\t\t\trd[l] = (uint32_t)(uint64_t)d;\n')

@@ -121,8 +121,7 @@ static inline int64_t weft_mulhi_s64(int64_t a, int64_t b)
 /*
  * Floats.  Registers hold IEEE bit patterns: f16 in the low 16 bits of a
  * register (the high 16 bits written as 0), f32 in a register, f64 in a pair.
- * Denormals are kept (no flush to zero); NaN results are quiet NaNs with an
- * unspecified payload and sign.
+ * Denormals are kept (no flush to zero).
  */
 static inline _Float16 weft_f16_from_bits(uint32_t v)
 { uint16_t h = (uint16_t)v; _Float16 f; memcpy(&f, &h, 2); return f; }
@@ -133,8 +132,22 @@ static inline uint32_t weft_bits_f32(float f) { uint32_t v; memcpy(&v, &f, 4); r
 static inline uint64_t weft_bits_f64(double f) { uint64_t v; memcpy(&v, &f, 8); return v; }
 
 /*
+ * The bits of an arithmetic result: a NaN is the type's default NaN,
+ * whatever NaN the host made (execution.rst, "Floats").  Which operand's
+ * payload an SSE/AVX instruction passes on depends on the operand order
+ * the C compiler or LLVM picked, which differs between SIMD widths; one
+ * NaN leaves the interpreter and the translator nothing to disagree on.
+ */
+#define WEFT_NAN_F16 0x7e00u
+#define WEFT_NAN_F32 0x7fc00000u
+#define WEFT_NAN_F64 0x7ff8000000000000ull
+static inline uint32_t weft_result_f16(_Float16 f) { return f != f ? WEFT_NAN_F16 : weft_bits_f16(f); }
+static inline uint32_t weft_result_f32(float f) { return f != f ? WEFT_NAN_F32 : weft_bits_f32(f); }
+static inline uint64_t weft_result_f64(double f) { return f != f ? WEFT_NAN_F64 : weft_bits_f64(f); }
+
+/*
  * minNum / maxNum with -0 < +0: one NaN operand gives the other operand,
- * two give a quiet NaN (a + b quiets a signalling one).
+ * two give a NaN (which weft_result_T() makes the default one).
  */
 #define WEFT_HELPERS_FLOAT(T, F) \
 static inline F weft_fmin_##T(F a, F b) \

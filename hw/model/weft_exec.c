@@ -662,7 +662,7 @@ static uint64_t red_combine(unsigned op, unsigned t, uint64_t x, uint64_t y)
 			case RED_MIN: r = weft_fmin_f16(a, b); break;
 			default: r = weft_fmax_f16(a, b); break;
 			}
-			return weft_bits_f16(r);
+			return weft_result_f16(r);
 		}
 		if (bits == 32) {
 			float a = weft_f32_from_bits((uint32_t)x), b = weft_f32_from_bits((uint32_t)y), r;
@@ -673,7 +673,7 @@ static uint64_t red_combine(unsigned op, unsigned t, uint64_t x, uint64_t y)
 			case RED_MIN: r = weft_fmin_f32(a, b); break;
 			default: r = weft_fmax_f32(a, b); break;
 			}
-			return weft_bits_f32(r);
+			return weft_result_f32(r);
 		}
 		{
 			double a = weft_f64_from_bits(x), b = weft_f64_from_bits(y), r;
@@ -684,7 +684,7 @@ static uint64_t red_combine(unsigned op, unsigned t, uint64_t x, uint64_t y)
 			case RED_MIN: r = weft_fmin_f64(a, b); break;
 			default: r = weft_fmax_f64(a, b); break;
 			}
-			return weft_bits_f64(r);
+			return weft_result_f64(r);
 		}
 	}
 	switch (op) {
@@ -1203,7 +1203,7 @@ static uint64_t atomic_frmw(unsigned k, unsigned bits, void *p, uint64_t b)
 		do {
 			double x = weft_f64_from_bits(old);
 
-			nv = weft_bits_f64(k == 0 ? x + y : k == 1 ? weft_fmin_f64(x, y) : weft_fmax_f64(x, y));
+			nv = weft_result_f64(k == 0 ? x + y : k == 1 ? weft_fmin_f64(x, y) : weft_fmax_f64(x, y));
 		} while (!__atomic_compare_exchange_n(q, &old, nv, true, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST));
 		return old;
 	} else {
@@ -1213,7 +1213,7 @@ static uint64_t atomic_frmw(unsigned k, unsigned bits, void *p, uint64_t b)
 		do {
 			float x = weft_f32_from_bits(old);
 
-			nv = weft_bits_f32(k == 0 ? x + y : k == 1 ? weft_fmin_f32(x, y) : weft_fmax_f32(x, y));
+			nv = weft_result_f32(k == 0 ? x + y : k == 1 ? weft_fmin_f32(x, y) : weft_fmax_f32(x, y));
 		} while (!__atomic_compare_exchange_n(q, &old, nv, true, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST));
 		return old;
 	}
@@ -1284,7 +1284,7 @@ static uint64_t ld_to_float(long double x, unsigned bits, unsigned rm)
 	long double back;
 
 	if (isnan(x))
-		return bits == 16 ? 0x7e00 : bits == 32 ? 0x7fc00000 : 0x7ff8000000000000ull;
+		return bits == 16 ? WEFT_NAN_F16 : bits == 32 ? WEFT_NAN_F32 : WEFT_NAN_F64;
 	if (bits == 16) {
 		_Float16 r = (_Float16)x;
 

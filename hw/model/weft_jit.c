@@ -43,6 +43,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "weft_isa_helpers.h"
 #include "weft_jit.h"
 #include "weft_model_priv.h"
 
@@ -538,26 +539,20 @@ static LLVMValueRef operand_b(struct gen *g, const struct weft_inst *in, bool wi
 }
 
 /*
- * @r, the f32 result of an operation on @x and @y, with the NaN the
- * interpreter gives when both are NaN: @pick quieted.  The host's vector
- * unit returns its first operand's, and which operand comes first is the C
- * compiler's choice in the interpreter and LLVM's here: explicit, so that
- * both ways give the same bits (hw/tests/test_jit checks which one).
- * Scalars or vectors.
+ * @r, an f32 result (a float or a vector of floats), with a NaN replaced by
+ * the default NaN, as weft_result_f32() does in the interpreter: which NaN
+ * the host's vector unit passes on depends on the operand order, and LLVM
+ * folds x + -0.0, x - 0.0 and x * 1.0 to x, which would pass a signalling
+ * NaN through.
  */
-static LLVMValueRef two_nans(struct gen *g, LLVMValueRef r, LLVMValueRef x, LLVMValueRef y, LLVMValueRef pick)
+static LLVMValueRef default_nan(struct gen *g, LLVMValueRef r)
 {
-	LLVMTypeRef ft = LLVMTypeOf(r), it = g->i32;
-	LLVMValueRef quiet = c32(g, 0x00400000);
+	LLVMTypeRef ft = LLVMTypeOf(r);
+	LLVMValueRef nan = LLVMConstBitCast(c32(g, WEFT_NAN_F32), LLVMFloatTypeInContext(g->C));
 
-	if (LLVMGetTypeKind(ft) == LLVMVectorTypeKind) {
-		it = g->vi32;
-		quiet = splat(g, quiet);
-	}
-	quiet = LLVMBuildBitCast(g->b, LLVMBuildOr(g->b, LLVMBuildBitCast(g->b, pick, it, ""), quiet, ""), ft, "");
-	return LLVMBuildSelect(g->b, LLVMBuildAnd(g->b, LLVMBuildFCmp(g->b, LLVMRealUNO, x, x, ""),
-						   LLVMBuildFCmp(g->b, LLVMRealUNO, y, y, ""), ""),
-			       quiet, r, "");
+	if (LLVMGetTypeKind(ft) == LLVMVectorTypeKind)
+		nan = splat(g, nan);
+	return LLVMBuildSelect(g->b, LLVMBuildFCmp(g->b, LLVMRealUNO, r, r, ""), nan, r, "");
 }
 
 /*
@@ -567,35 +562,27 @@ static LLVMValueRef two_nans(struct gen *g, LLVMValueRef r, LLVMValueRef x, LLVM
 static void emit_falu(struct gen *g, const struct weft_inst *in)
 {
 	LLVMTypeRef vf = LLVMVectorType(LLVMFloatTypeInContext(g->C), g->NL);
-	LLVMValueRef on = active(g), a, b, d, r;
+	LLVMValueRef on = active(g), a, b, d;
 
 	a = LLVMBuildBitCast(g->b, get(g, in->a), vf, "");
 	b = LLVMBuildBitCast(g->b, in->has_imm ? splat(g, c32(g, in->imm)) : get(g, in->b), vf, "");
 	switch (in->op) {
-	case WEFT_OP_FADD: d = two_nans(g, LLVMBuildFAdd(g->b, a, b, ""), a, b, b); break;
-	case WEFT_OP_FSUB: d = two_nans(g, LLVMBuildFSub(g->b, a, b, ""), a, b, a); break;
-	case WEFT_OP_FMUL: d = two_nans(g, LLVMBuildFMul(g->b, a, b, ""), a, b, b); break;
+	case WEFT_OP_FADD: d = LLVMBuildFAdd(g->b, a, b, ""); break;
+	case WEFT_OP_FSUB: d = LLVMBuildFSub(g->b, a, b, ""); break;
+	case WEFT_OP_FMUL: d = LLVMBuildFMul(g->b, a, b, ""); break;
 	default: {
 		LLVMValueRef args[3] = { a, b, LLVMBuildBitCast(g->b, get(g, in->c), vf, "") };
 
 		d = intrinsic(g, "llvm.fma", &vf, 1, args, 3);
 	}
 	}
-	/*
-	 * NaN results are quiet, as the host's vector unit makes them; but
-	 * LLVM folds x + -0.0, x - 0.0 and x * 1.0 to x, which would pass a
-	 * signalling NaN through: quieted here, whatever got folded.
-	 */
-	r = LLVMBuildBitCast(g->b, d, g->vi32, "");
-	r = LLVMBuildSelect(g->b, LLVMBuildFCmp(g->b, LLVMRealUNO, d, d, ""),
-			    LLVMBuildOr(g->b, r, splat(g, c32(g, 0x00400000)), ""), r, "");
-	set_masked(g, in->d, r, on);
+	set_masked(g, in->d, LLVMBuildBitCast(g->b, default_nan(g, d), g->vi32, ""), on);
 }
 
 /*
  * IEEE minNum / maxNum with -0 < +0, as weft_fmin_T / weft_fmax_T
- * (weft_isa_helpers.h): one NaN operand gives the other, two give their
- * (quieting) sum.  @x, @y: floats or vectors of floats.
+ * (weft_isa_helpers.h): one NaN operand gives the other, two the default
+ * NaN.  @x, @y: floats or vectors of floats.
  */
 static LLVMValueRef fminmax(struct gen *g, bool max, LLVMValueRef x, LLVMValueRef y)
 {
@@ -611,7 +598,7 @@ static LLVMValueRef fminmax(struct gen *g, bool max, LLVMValueRef x, LLVMValueRe
 	r = LLVMBuildSelect(g->b, LLVMBuildFCmp(g->b, LLVMRealOEQ, x, y, ""),
 			    LLVMBuildSelect(g->b, neg_x, max ? y : x, max ? x : y, ""), r, "");
 	r = LLVMBuildSelect(g->b, ny, x, r, "");
-	return LLVMBuildSelect(g->b, nx, two_nans(g, y, x, y, y), r, "");
+	return default_nan(g, LLVMBuildSelect(g->b, nx, y, r, ""));
 }
 
 /* f32 compares (a lane mask), minNum / maxNum, neg and abs (the sign bit). */
@@ -1494,8 +1481,8 @@ static void emit_fscan(struct gen *g, const struct weft_inst *in)
 		if (kind == 2)
 			out = LLVMBuildInsertElement(g->b, out, acc, c32(g, l), "");
 		switch (rop) {
-		case RED_ADD: y = two_nans(g, LLVMBuildFAdd(g->b, acc, x, ""), acc, x, x); break;
-		case RED_MUL: y = two_nans(g, LLVMBuildFMul(g->b, acc, x, ""), acc, x, x); break;
+		case RED_ADD: y = default_nan(g, LLVMBuildFAdd(g->b, acc, x, "")); break;
+		case RED_MUL: y = default_nan(g, LLVMBuildFMul(g->b, acc, x, "")); break;
 		default: y = fminmax(g, rop == RED_MAX, acc, x);
 		}
 		acc = LLVMBuildSelect(g->b, lane_on, LLVMBuildSelect(g->b, any, y, x, ""), acc, "");
