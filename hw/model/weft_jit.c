@@ -830,6 +830,23 @@ static void paths_join(struct gen *g, struct paths *ps)
 	}
 }
 
+/*
+ * The fast path being emitted ends here; @slow, where its guards branch
+ * otherwise, runs the interpreter's handler of instruction @i (which
+ * reports what the fast path does not take); the paths join.
+ */
+static void fast_path_end(struct gen *g, struct paths *ps, LLVMBasicBlockRef slow, unsigned i,
+			  const struct weft_inst *in)
+{
+	path_end(g, ps);
+	LLVMPositionBuilderAtEnd(g->b, slow);
+	g->slow_path = true;
+	emit_helper(g, i, in);
+	g->slow_path = false;
+	path_end(g, ps);
+	paths_join(g, ps);
+}
+
 /* Rows @d.. as a vector of @bits-bit elements (a store's data). */
 static LLVMValueRef get_elems(struct gen *g, unsigned d, unsigned bits)
 {
@@ -1240,13 +1257,7 @@ static void emit_mem(struct gen *g, unsigned i, const struct weft_inst *in)
 	ptrs = global ? global_paths(g, &ps, in, store, lanes, slow) :
 			private_paths(g, &ps, in, store, lanes, slow);
 	lane_access(g, in, ptrs, on, store);
-	path_end(g, &ps);
-	LLVMPositionBuilderAtEnd(g->b, slow);
-	g->slow_path = true;
-	emit_helper(g, i, in);
-	g->slow_path = false;
-	path_end(g, &ps);
-	paths_join(g, &ps);
+	fast_path_end(g, &ps, slow, i, in);
 }
 
 /*
@@ -1321,13 +1332,7 @@ static void emit_local_atom(struct gen *g, unsigned i, const struct weft_inst *i
 		olds = LLVMBuildInsertElement(g->b, olds, old, lane, "");
 	}
 	set_masked(g, in->d, olds, on);
-	path_end(g, &ps);
-	LLVMPositionBuilderAtEnd(g->b, slow);
-	g->slow_path = true;
-	emit_helper(g, i, in);
-	g->slow_path = false;
-	path_end(g, &ps);
-	paths_join(g, &ps);
+	fast_path_end(g, &ps, slow, i, in);
 }
 
 /*
@@ -1368,13 +1373,7 @@ static void emit_block_access(struct gen *g, unsigned i, const struct weft_inst 
 			set_elems(g, row, v, bits, 'u', on);
 		}
 	}
-	path_end(g, &ps);
-	LLVMPositionBuilderAtEnd(g->b, slow);
-	g->slow_path = true;
-	emit_helper(g, i, in);
-	g->slow_path = false;
-	path_end(g, &ps);
-	paths_join(g, &ps);
+	fast_path_end(g, &ps, slow, i, in);
 }
 
 /* Lane @idx[l] of @v in lane l (indices below the width), through memory. */
