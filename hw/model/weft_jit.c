@@ -294,6 +294,7 @@ struct gen {
 	LLVMBasicBlockRef *blk, dispatch, exit;
 	LLVMValueRef dispatch_phi, exit_phi;
 	bool slow_path;				/* emitting a translated access's slow path */
+	bool full;				/* emitting a block's variant for all lanes on */
 };
 
 static LLVMValueRef c32(struct gen *g, uint64_t v)
@@ -482,6 +483,8 @@ static void jump(struct gen *g, unsigned i, LLVMValueRef tgt, int static_idx)
 /* Lanes active in the sub-group's mask, as <simd x i1>: once per block. */
 static LLVMValueRef active(struct gen *g)
 {
+	if (g->full)
+		return LLVMConstAllOnes(LLVMVectorType(g->i1, g->NL));
 	if (!g->on) {
 		LLVMValueRef m = LLVMBuildLoad2(g->b, g->vi32, g->Mp, "M");
 
@@ -493,7 +496,7 @@ static LLVMValueRef active(struct gen *g)
 
 static void set_masked(struct gen *g, unsigned r, LLVMValueRef v, LLVMValueRef on)
 {
-	set(g, r, LLVMBuildSelect(g->b, on, v, get(g, r), ""));
+	set(g, r, g->full ? v : LLVMBuildSelect(g->b, on, v, get(g, r), ""));
 }
 
 static LLVMValueRef get64(struct gen *g, unsigned r)
@@ -1906,23 +1909,11 @@ static void find_leaders(const struct kernel *k, uint8_t *leader)
 }
 
 /* The instructions of the block at @first, up to the next leader or block end. */
-static void emit_block(struct gen *g, unsigned first)
+static void emit_insts(struct gen *g, unsigned first)
 {
 	const struct kernel *k = g->k;
-	unsigned n = 0, i;
-	LLVMValueRef cnt;
 
-	block_start(g, g->blk[first]);
-	/* The turn's count, for the whole block at once: only a fault (which
-	 * ends the dispatch) leaves a block before its last instruction. */
-	for (i = first; n == 0 || !g->leader[i]; i += k->insts[i].nwords) {
-		n++;
-		if (ends_block(&k->insts[i]))
-			break;
-	}
-	cnt = LLVMBuildLoad2(g->b, g->i64, g->countp, "");
-	LLVMBuildStore(g->b, LLVMBuildAdd(g->b, cnt, c64(g, n), ""), g->countp);
-	for (i = first;; i += k->insts[i].nwords) {
+	for (unsigned i = first;; i += k->insts[i].nwords) {
 		if (i != first && g->leader[i]) {
 			flush(g, NULL, 0);
 			LLVMBuildBr(g->b, g->blk[i]);
@@ -1931,6 +1922,39 @@ static void emit_block(struct gen *g, unsigned first)
 		if (!emit_inst(g, i))
 			return;
 	}
+}
+
+/*
+ * The block at @first, twice: for a sub-group with every lane on (the mask
+ * does not change inside a block), where a register write is the new value
+ * itself, and for any mask, where it is a select against the old value.
+ */
+static void emit_block(struct gen *g, unsigned first)
+{
+	const struct kernel *k = g->k;
+	unsigned n = 0, NL = g->NL;
+	LLVMBasicBlockRef full = new_block(g, "full"), some = new_block(g, "some");
+	LLVMValueRef cnt, mask;
+
+	LLVMPositionBuilderAtEnd(g->b, g->blk[first]);
+	/* The turn's count, for the whole block at once: only a fault (which
+	 * ends the dispatch) leaves a block before its last instruction. */
+	for (unsigned i = first; n == 0 || !g->leader[i]; i += k->insts[i].nwords) {
+		n++;
+		if (ends_block(&k->insts[i]))
+			break;
+	}
+	cnt = LLVMBuildLoad2(g->b, g->i64, g->countp, "");
+	LLVMBuildStore(g->b, LLVMBuildAdd(g->b, cnt, c64(g, n), ""), g->countp);
+	mask = LLVMBuildLoad2(g->b, g->i32, g->maskp, "mask");
+	LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntEQ, mask,
+					    c32(g, NL == 32 ? ~0u : (1u << NL) - 1), ""), full, some);
+	block_start(g, full);
+	g->full = true;
+	emit_insts(g, first);
+	g->full = false;
+	block_start(g, some);
+	emit_insts(g, first);
 }
 
 static void build(struct gen *g, const char *name)
