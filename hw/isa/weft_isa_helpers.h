@@ -141,9 +141,23 @@ static inline uint64_t weft_bits_f64(double f) { uint64_t v; memcpy(&v, &f, 8); 
 #define WEFT_NAN_F16 0x7e00u
 #define WEFT_NAN_F32 0x7fc00000u
 #define WEFT_NAN_F64 0x7ff8000000000000ull
-static inline uint32_t weft_result_f16(_Float16 f) { return f != f ? WEFT_NAN_F16 : weft_bits_f16(f); }
-static inline uint32_t weft_result_f32(float f) { return f != f ? WEFT_NAN_F32 : weft_bits_f32(f); }
-static inline uint64_t weft_result_f64(double f) { return f != f ? WEFT_NAN_F64 : weft_bits_f64(f); }
+/*
+ * Without a branch or a compare: a NaN's magnitude bits exceed infinity's,
+ * so infinity minus them wraps and sets the top bit.  A branch per lane
+ * would give the ALU handlers so many basic blocks that GCC's PRE (which
+ * skips functions of 4000 or more) no longer hoists their loop invariants,
+ * and SSE2 has no 64-bit compare (bench/VECTORIZATION.md).
+ */
+#define WEFT_RESULT_FLOAT(T, F, U, MAGNITUDE, INF, DEFAULT_NAN) \
+static inline U weft_result_##T(F f) \
+{ \
+	U v = weft_bits_##T(f); \
+	U nan = (U)0 - ((U)(INF - (v & MAGNITUDE)) >> (sizeof(U) * 8 - 1)); \
+	return (v & ~nan) | (DEFAULT_NAN & nan); \
+}
+WEFT_RESULT_FLOAT(f16, _Float16, uint32_t, 0x7fffu, 0x7c00u, WEFT_NAN_F16)
+WEFT_RESULT_FLOAT(f32, float, uint32_t, 0x7fffffffu, 0x7f800000u, WEFT_NAN_F32)
+WEFT_RESULT_FLOAT(f64, double, uint64_t, 0x7fffffffffffffffull, 0x7ff0000000000000ull, WEFT_NAN_F64)
 
 /*
  * minNum / maxNum with -0 < +0: one NaN operand gives the other operand,
