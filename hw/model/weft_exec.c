@@ -60,6 +60,7 @@ struct weft_job {
 	uint64_t ngroups[3], total, watchdog;
 	_Atomic uint64_t next, insts;
 	_Atomic int abort;
+	bool translate;			/* runs translated (use_translator()) */
 	unsigned workers_in;		/* workers running its groups (pool lock) */
 	pthread_cond_t done;
 	pthread_mutex_t err_lock;
@@ -99,6 +100,8 @@ struct weft_worker {
 	size_t scratch_used;		/* bytes that may hold data since the last zeroing */
 };
 
+#define JIT_SEEN_SLOTS	64
+
 struct weft_pool {
 	struct weft_model *m;
 	unsigned n;
@@ -112,6 +115,10 @@ struct weft_pool {
 	bool quit;
 	enum weft_jit_mode jit_mode;
 	struct weft_jit *jit;		/* NULL: the interpreter only */
+	/* Work-items dispatched per kernel (code, SIMD width and page table
+	 * root), for WEFT_JIT_AUTO; a kernel that shares a slot with another
+	 * only starts counting again. */
+	struct { uint64_t key, items; } seen[JIT_SEEN_SLOTS];
 };
 
 static void set_error(struct weft_job *j, int code, uint64_t addr, const struct weft_fault *f)
@@ -1864,12 +1871,29 @@ static struct weft_job *pick(struct weft_pool *p)
 	return best;
 }
 
-/* Whether a dispatch runs translated (execution.rst, "The translator"). */
+/*
+ * Whether a dispatch runs translated (execution.rst, "The translator"):
+ * always, or in the default mode once its kernel has been dispatched with
+ * WEFT_JIT_MIN_ITEMS work-items in all, this dispatch's included, so that
+ * the many tiny dispatches of a test suite do not pay for translations
+ * they would never repay.  Pool lock held.
+ */
 static bool use_translator(struct weft_pool *p, const struct weft_dispatch_params *dp)
 {
 	uint64_t items = (uint64_t)dp->gsize[0] * dp->gsize[1] * dp->gsize[2];
+	uint64_t key = (dp->code ^ dp->root * 0x9e3779b97f4a7c15ull) + dp->simd;
+	unsigned slot = (unsigned)((key * 0x9e3779b97f4a7c15ull) >> 58) % JIT_SEEN_SLOTS;
 
-	return p->jit && (p->jit_mode == WEFT_JIT_ALWAYS || items >= WEFT_JIT_MIN_ITEMS);
+	if (!p->jit)
+		return false;
+	if (p->jit_mode == WEFT_JIT_ALWAYS)
+		return true;
+	if (p->seen[slot].key != key) {
+		p->seen[slot].key = key;
+		p->seen[slot].items = 0;
+	}
+	p->seen[slot].items += items;
+	return p->seen[slot].items >= WEFT_JIT_MIN_ITEMS;
 }
 
 static void run_some(struct weft_worker *w, struct weft_job *j)
@@ -1886,7 +1910,7 @@ static void run_some(struct weft_worker *w, struct weft_job *j)
 			ws->dc_gen = 1;
 		weft_jit_put(w->pool->jit, ws->jit_ref);
 		ws->jit_ref = NULL;
-		ws->jit = use_translator(w->pool, j->dp) ?
+		ws->jit = j->translate ?
 			  weft_jit_get(w->pool->jit, &ws->mmu, j->dp->code, j->dp->simd, &ws->jit_ref) :
 			  NULL;
 	}
@@ -2051,6 +2075,7 @@ void weft_pool_dispatch(struct weft_pool *p, unsigned slot, const struct weft_di
 
 	pthread_mutex_lock(&p->lock);
 	j.id = ++p->next_id;
+	j.translate = use_translator(p, dp);
 	p->jobs[j.slot] = &j;
 	/* A queue that was idle neither saved up turns nor lost them. */
 	if (p->pass[j.slot] < p->vtime)

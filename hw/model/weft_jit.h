@@ -56,7 +56,7 @@ int weft_jit_cf(struct weft_jit_ctx *x, const struct weft_inst *in, uint64_t pc,
 /* When the model translates (WEFT_MODEL_JIT, execution.rst). */
 enum weft_jit_mode {
 	WEFT_JIT_OFF,		/* "0": the interpreter only */
-	WEFT_JIT_AUTO,		/* unset: dispatches of WEFT_JIT_MIN_ITEMS work-items or more */
+	WEFT_JIT_AUTO,		/* unset: kernels dispatched with WEFT_JIT_MIN_ITEMS work-items in all */
 	WEFT_JIT_ALWAYS,	/* "1": every dispatch */
 };
 #define WEFT_JIT_MIN_ITEMS	65536

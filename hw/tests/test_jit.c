@@ -616,6 +616,40 @@ static void t_translated(void)
 	CHECK_EQ(st.translated, 0);
 }
 
+/*
+ * The default mode (WEFT_MODEL_JIT unset): a kernel is translated once it
+ * has been dispatched with WEFT_JIT_MIN_ITEMS (65536) work-items in all;
+ * before that it interprets.
+ */
+static void t_default_mode(void)
+{
+	struct env *e = make("");
+	struct weft_model_jit_stats st;
+	uint64_t pieces = env_code(e, "\tnop\n\tend\n"), big = env_code(e, "\tnop\n\tnop\n\tend\n");
+	uint64_t tiny = env_code(e, "\tend\n");
+	struct env_dispatch d = { pieces, 0, 16, { 4096, 1, 1 }, { 64, 1, 1 } };
+
+	for (unsigned k = 0; k < 15; k++)
+		CHECK_EQ(env_dispatch(e, 0, &d), 0);
+	weft_model_jit_stats(e->m, &st);
+	CHECK(st.translated == 0, "translated after %u items", 15 * 4096);
+	CHECK_EQ(env_dispatch(e, 0, &d), 0);
+	weft_model_jit_stats(e->m, &st);
+	CHECK(st.translated == 1, "%llu translations after %u items",
+	      (unsigned long long)st.translated, 16 * 4096);
+	d.code_va = tiny;
+	d.gsize[0] = 64;
+	for (unsigned k = 0; k < 8; k++)
+		CHECK_EQ(env_dispatch(e, 0, &d), 0);
+	d.code_va = big;
+	d.gsize[0] = 65536;
+	CHECK_EQ(env_dispatch(e, 0, &d), 0);
+	weft_model_jit_stats(e->m, &st);
+	CHECK(st.translated == 2, "%llu translations: want the large dispatch's, not the tiny ones'",
+	      (unsigned long long)st.translated);
+	env_destroy(e);
+}
+
 int main(void)
 {
 	void *h[2];
@@ -653,6 +687,8 @@ int main(void)
 	h_run("jit: the kernels above were translated, with native and helper instructions, "
 	      "in a cache of 8 that evicted the rest",
 	      t_translated);
+	h_run("jit: by default a kernel translates once dispatched with 65536 work-items in all",
+	      t_default_mode);
 	env_destroy(jit);
 	env_destroy(ref);
 	return h_summary();
