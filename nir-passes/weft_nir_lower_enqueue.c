@@ -202,51 +202,43 @@ weft_enq_copy_literal(nir_builder *b, nir_def *dst, nir_def *literal, unsigned s
 }
 
 /*
- * The child's local memory (Rusticl's launch() lays out a kernel's the same
- * way): its static local memory, then each local-memory argument of the
- * block, aligned to the smaller of its size and 128 rounded up to a power of
- * two.  A size of 0 is CLK_INVALID_ARG_SIZE.  A host launch's contract
- * holds: the arguments may use all of CL_DEVICE_LOCAL_MEM_SIZE
- * (@max_local), the collectives' and pipes' slots, the only static local
- * memory a block's kernel has, coming on top; past it, or past the SLM
- * (@max_shared) that DISPATCH would refuse, is CLK_OUT_OF_RESOURCES.
+ * The child's local memory, laid out as Rusticl's launch() lays out a
+ * kernel's and counted as its clEnqueueNDRangeKernel counts it (Mesa patch
+ * 0170): its own local memory, then each local-memory argument of the
+ * block, aligned to the smaller of its size and 128 rounded up to a power
+ * of two.  A size of 0 is CLK_INVALID_ARG_SIZE; past
+ * CLK_DEVICE_LOCAL_MEM_SIZE (@max_local) is CLK_OUT_OF_RESOURCES.  The
+ * slot area, the top of the SLM, is not part of it (weft_nir_passes.h).
  */
 struct weft_enq_local_mem {
    unsigned count;
    nir_def *offset[NIR_MAX_VEC_COMPONENTS]; /* u64, from the start of local memory */
-   nir_def *total;                          /* u32, valid once fits */
    nir_def *sizes_valid, *fits;
 };
 
 static struct weft_enq_local_mem
-weft_enq_local_mem(nir_builder *b, nir_intrinsic_instr *intr, nir_def *entry, unsigned max_local,
-                   unsigned max_shared)
+weft_enq_local_mem(nir_builder *b, nir_intrinsic_instr *intr, nir_def *entry, unsigned max_local)
 {
    struct weft_enq_local_mem m = { .count = nir_intrinsic_local_args(intr) };
    nir_def *sizes = intr->src[10].ssa;
    nir_def *total = nir_u2u64(b, weft_enq_load32(b, entry, WEFT_ENQ_ENTRY_SHARED));
-   /* The arguments laid out alone, as the program counts them. */
-   nir_def *args = nir_imm_int64(b, 0);
 
    m.sizes_valid = nir_imm_true(b);
    for (unsigned i = 0; i < m.count; i++) {
       nir_def *size = nir_channel(b, sizes, i);
       /* Capped so that the sum cannot wrap: past the cap it does not fit. */
-      nir_def *capped = nir_umin(b, size, nir_imm_int64(b, max_shared + 1ull));
+      nir_def *capped = nir_umin(b, size, nir_imm_int64(b, max_local + 1ull));
       nir_def *pot = nir_iadd_imm(b, nir_umin(b, capped, nir_imm_int64(b, 128)), -1);
 
       for (unsigned shift = 1; shift < 8; shift *= 2)
          pot = nir_ior(b, pot, nir_ushr_imm(b, pot, shift));
       /* pot + 1 is the alignment, a power of two: round up with its mask. */
       total = nir_iand(b, nir_iadd(b, total, pot), nir_inot(b, pot));
-      args = nir_iand(b, nir_iadd(b, args, pot), nir_inot(b, pot));
       m.offset[i] = total;
       total = nir_iadd(b, total, capped);
-      args = nir_iadd(b, args, capped);
       m.sizes_valid = nir_iand(b, m.sizes_valid, nir_ine_imm(b, size, 0));
    }
-   m.fits = nir_iand(b, nir_ule_imm(b, args, max_local), nir_ule_imm(b, total, max_shared));
-   m.total = nir_u2u32(b, total);
+   m.fits = nir_ule_imm(b, total, max_local);
    return m;
 }
 
@@ -504,7 +496,8 @@ weft_enq_return_event(nir_builder *b, nir_def *ret_event, nir_def *ev)
 static void
 weft_enq_write_record(nir_builder *b, nir_intrinsic_instr *intr, nir_def *desc, nir_def *dq,
                       nir_def *entry, nir_def *rec, nir_def *len, nir_def *signal,
-                      const struct weft_enq_ndrange *nd, const struct weft_enq_local_mem *local)
+                      const struct weft_enq_ndrange *nd, const struct weft_enq_local_mem *local,
+                      unsigned max_shared)
 {
    nir_def *flags = nir_iand_imm(b, nir_u2u32(b, intr->src[1].ssa), 3);
    nir_def *args = nir_iadd_imm(b, rec, WEFT_DQ_REC_ARGS);
@@ -528,7 +521,8 @@ weft_enq_write_record(nir_builder *b, nir_intrinsic_instr *intr, nir_def *desc, 
       weft_enq_store32(b, payload, 32 + 4 * c, nir_channel(b, nd->local, c));
       weft_enq_store32(b, payload, 44 + 4 * c, nir_imm_int(b, 0));
    }
-   weft_enq_store32(b, payload, 56, local->total);
+   /* Whether the child uses the slot area is its build's to know. */
+   weft_enq_store32(b, payload, 56, nir_imm_int(b, max_shared));
    weft_enq_store32(b, payload, 60, weft_enq_load32(b, entry, WEFT_ENQ_ENTRY_PRIVATE));
 
    /* The argument template, a word at a time. */
@@ -684,7 +678,7 @@ weft_lower_enqueue_kernel(nir_builder *b, nir_intrinsic_instr *intr, nir_variabl
          {
             struct weft_enq_ndrange nd = weft_enq_ndrange(b, intr, limits->max_workgroup_size);
             struct weft_enq_local_mem local =
-               weft_enq_local_mem(b, intr, entry, limits->max_local, limits->max_shared);
+               weft_enq_local_mem(b, intr, entry, limits->max_local);
 
             weft_enq_result(b, ret, WEFT_CLK_INVALID_NDRANGE);
             nir_push_if(b, nd.valid);
@@ -716,7 +710,8 @@ weft_lower_enqueue_kernel(nir_builder *b, nir_intrinsic_instr *intr, nir_variabl
                                                     ret));
                      {
                         weft_enq_write_record(b, intr, desc, dq, entry, rec, len,
-                                              nir_load_var(b, signal), &nd, &local);
+                                              nir_load_var(b, signal), &nd, &local,
+                                              limits->max_shared);
                         weft_enq_result(b, ret, WEFT_CLK_SUCCESS);
                      }
                      nir_pop_if(b, NULL);

@@ -56,8 +56,7 @@ struct weft_pipe {
 };
 
 struct weft_pipe_state {
-   unsigned slm_base;
-   bool slm_reserved;
+   unsigned slm_base; /* the slot area's first slot */
 };
 
 static nir_def *
@@ -341,16 +340,6 @@ weft_pipe_packet_address(nir_builder *b, nir_def *pipe, nir_def *rid, nir_def *i
    return nir_bcsel(b, valid, nir_iadd(b, pipe, nir_u2u64(b, offset)), nir_imm_int64(b, 0));
 }
 
-static void
-weft_pipe_reserve_slm(nir_shader *nir, struct weft_pipe_state *s)
-{
-   if (s->slm_reserved)
-      return;
-   s->slm_base = ALIGN(nir->info.shared_size, WEFT_PIPE_SLOT_BYTES);
-   nir->info.shared_size = s->slm_base + WEFT_PIPE_SLOT_BYTES;
-   s->slm_reserved = true;
-}
-
 /* A reservation by the sub-group or the work-group: one invocation
  * reserves, every invocation gets its reserve id. */
 static nir_def *
@@ -378,7 +367,6 @@ weft_pipe_group_reserve(nir_builder *b, struct weft_pipe_state *s, nir_intrinsic
       return nir_pack_64_2x32_split(b, lo, hi);
    }
 
-   weft_pipe_reserve_slm(b->shader, s);
    /* Earlier users of the slot have read it. */
    weft_nir_workgroup_barrier(b);
    nir_push_if(b, nir_ieq_imm(b, nir_load_local_invocation_index(b), 0));
@@ -464,9 +452,9 @@ weft_lower_pipe(nir_builder *b, nir_intrinsic_instr *intr, void *data)
 }
 
 bool
-weft_nir_lower_pipes(nir_shader *nir)
+weft_nir_lower_pipes(nir_shader *nir, unsigned slot_base)
 {
-   struct weft_pipe_state s = { 0 };
+   struct weft_pipe_state s = { .slm_base = slot_base };
 
    if (!nir_shader_intrinsics_pass(nir, weft_lower_pipe, nir_metadata_none, &s))
       return false;

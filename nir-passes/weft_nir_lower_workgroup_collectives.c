@@ -6,10 +6,10 @@
  * GPU's native sub-group reductions and scans, shared local memory and
  * work-group barriers.
  *
- * The pass reserves one 8-byte slot per sub-group the work-group can have
- * (its fixed size, else the device's maximum, over the smallest SIMD width
- * the kernel may be compiled for) after the kernel's own shared memory, so
- * Rusticl places __local arguments behind it.  Every collective:
+ * The pass uses one 8-byte slot per sub-group of the work-group (the area
+ * holds those of the largest work-group at SIMD 8) in the slot area at the top of the SLM
+ * (weft_nir_slot_area_base), beyond the kernel's own shared memory and the
+ * __local arguments.  Every collective:
  *
  *   barrier                 earlier collectives have read their slots
  *   slot[subgroup_id] = the sub-group's part (every lane stores the same)
@@ -29,37 +29,8 @@
 #include "weft_nir_passes.h"
 
 struct weft_wg_state {
-   unsigned max_workgroup_size;
-   unsigned slm_base; /* 0 until the first collective reserved the slots */
-   bool reserved;
+   unsigned slm_base; /* the slot area's */
 };
-
-static unsigned
-weft_wg_min_simd(const nir_shader *nir)
-{
-   switch (nir->info.subgroup_size) {
-   case SUBGROUP_SIZE_REQUIRE_16: return 16;
-   case SUBGROUP_SIZE_REQUIRE_32: return 32;
-   default: return 8;
-   }
-}
-
-static void
-weft_wg_reserve_slots(nir_shader *nir, struct weft_wg_state *s)
-{
-   unsigned items = s->max_workgroup_size;
-
-   if (s->reserved)
-      return;
-   if (!nir->info.workgroup_size_variable && nir->info.workgroup_size[0]) {
-      items = nir->info.workgroup_size[0] * nir->info.workgroup_size[1] *
-              nir->info.workgroup_size[2];
-   }
-   s->slm_base = ALIGN(nir->info.shared_size, WEFT_WG_SLOT_BYTES);
-   nir->info.shared_size =
-      s->slm_base + DIV_ROUND_UP(items, weft_wg_min_simd(nir)) * WEFT_WG_SLOT_BYTES;
-   s->reserved = true;
-}
 
 static nir_def *
 weft_wg_slot_offset(nir_builder *b, nir_def *index)
@@ -151,7 +122,6 @@ weft_lower_workgroup_collective(nir_builder *b, nir_intrinsic_instr *intr, void 
    if (!weft_nir_is_workgroup_collective(intr->intrinsic))
       return false;
 
-   weft_wg_reserve_slots(b->shader, s);
    b->cursor = nir_before_instr(&intr->instr);
    switch (intr->intrinsic) {
    case nir_intrinsic_workgroup_vote_any:
@@ -177,13 +147,32 @@ weft_lower_workgroup_collective(nir_builder *b, nir_intrinsic_instr *intr, void 
 }
 
 bool
-weft_nir_lower_workgroup_collectives(nir_shader *nir, unsigned max_workgroup_size)
+weft_nir_lower_workgroup_collectives(nir_shader *nir, unsigned slot_base)
 {
-   struct weft_wg_state s = { .max_workgroup_size = max_workgroup_size };
+   struct weft_wg_state s = { .slm_base = slot_base };
 
    if (!nir_shader_intrinsics_pass(nir, weft_lower_workgroup_collective, nir_metadata_none, &s))
       return false;
    /* The accumulators of weft_wg_combine_slots. */
    NIR_PASS(_, nir, nir_lower_vars_to_ssa);
    return true;
+}
+
+bool
+weft_nir_uses_slot_area(const nir_shader *nir, unsigned slot_base)
+{
+   nir_foreach_function_impl(impl, nir) {
+      nir_foreach_block(block, impl) {
+         nir_foreach_instr(instr, block) {
+            if (instr->type != nir_instr_type_intrinsic)
+               continue;
+            nir_intrinsic_instr *intr = nir_instr_as_intrinsic(instr);
+            if ((intr->intrinsic == nir_intrinsic_load_shared ||
+                 intr->intrinsic == nir_intrinsic_store_shared) &&
+                nir_intrinsic_base(intr) >= slot_base)
+               return true;
+         }
+      }
+   }
+   return false;
 }

@@ -16,20 +16,18 @@ extern "C" {
 #endif
 
 /* workgroup_vote_any/all, workgroup_broadcast, workgroup_reduce and
- * workgroup_inclusive/exclusive_scan onto sub-group operations, shared
- * local memory (reserved after nir->info.shared_size) and barriers.
- * @max_workgroup_size bounds the work-group when the kernel does not fix
- * its size. */
-bool weft_nir_lower_workgroup_collectives(nir_shader *nir, unsigned max_workgroup_size);
+ * workgroup_inclusive/exclusive_scan onto sub-group operations, slots in
+ * the slot area at @slot_base (weft_nir_slot_area_base) and barriers. */
+bool weft_nir_lower_workgroup_collectives(nir_shader *nir, unsigned slot_base);
 
 /* The bytes of a work-group collective's slot, one per sub-group: the
  * widest collective type is 64-bit. */
 #define WEFT_WG_SLOT_BYTES 8
 
-/* The most shared memory weft_nir_lower_workgroup_collectives reserves
- * (a slot per sub-group of SIMD 8 in the largest work-group); the driver
- * reports its local memory less this, so that a kernel may use all it
- * reports and a collective. */
+/* The most shared memory weft_nir_lower_workgroup_collectives uses (a slot
+ * per sub-group of SIMD 8 in the largest work-group); the driver reports
+ * its local memory less this, so that a kernel may use all it reports and
+ * a collective. */
 static inline unsigned
 weft_nir_workgroup_collectives_max_shared(unsigned max_workgroup_size)
 {
@@ -43,6 +41,25 @@ weft_nir_local_mem_size(unsigned slm_size, unsigned max_workgroup_size)
 {
    return slm_size - weft_nir_workgroup_collectives_max_shared(max_workgroup_size);
 }
+
+/*
+ * The slot area: the work-group collectives' and the pipes' slots sit at
+ * the top of the SLM, from CL_DEVICE_LOCAL_MEM_SIZE on, and never in
+ * nir->info.shared_size.  The kernel's own __local variables and the
+ * __local arguments Rusticl places after them then have all of
+ * CL_DEVICE_LOCAL_MEM_SIZE with their alignment padding counted once, as
+ * Rusticl counts it (Mesa patch 0170); slots between the two would add
+ * padding of their own.  A kernel that uses the area runs with the whole
+ * SLM (weft_nir_uses_slot_area).
+ */
+static inline unsigned
+weft_nir_slot_area_base(unsigned slm_size, unsigned max_workgroup_size)
+{
+   return weft_nir_local_mem_size(slm_size, max_workgroup_size);
+}
+
+/* Whether @nir accesses shared memory from @slot_base on. */
+bool weft_nir_uses_slot_area(const nir_shader *nir, unsigned slot_base);
 
 /* SPV_INTEL_subgroups: the two-source shuffles on vectors and the block
  * reads and writes of several elements (or image rows) split per
@@ -68,9 +85,9 @@ bool weft_nir_lower_enqueue_queries(nir_shader *nir, unsigned simd,
 /* enqueue_kernel onto the device queue that the queue_t's device enqueue
  * descriptor (Rusticl's, Mesa patch 0165) names: a record per enqueue,
  * reserved with one atomic add, children of work-groups up to
- * @max_workgroup_size.  A child's local-memory arguments get what a host
- * launch gets, CL_DEVICE_LOCAL_MEM_SIZE (weft_nir_local_mem_size), with
- * its static slots on top, all within the @max_shared bytes of SLM
+ * @max_workgroup_size.  A child's local memory gets what a host launch
+ * gets, CL_DEVICE_LOCAL_MEM_SIZE (weft_nir_local_mem_size) of the
+ * @max_shared bytes of SLM, the slot area on top
  * (weft_nir_lower_enqueue.c). */
 bool weft_nir_lower_enqueue_kernel(nir_shader *nir, unsigned max_workgroup_size,
                                    unsigned max_shared);
@@ -158,9 +175,10 @@ weft_image_num_textures(const nir_shader *nir)
  * sub-group and work-group scope, commit_read/write_pipe,
  * pipe_packet_address, is_valid_reserve_id, get_pipe_num/max_packets) onto
  * global atomics, loads, stores and fences over the pipe's buffer; a
- * work-group's reservation goes through shared local memory (reserved after
- * nir->info.shared_size). */
-bool weft_nir_lower_pipes(nir_shader *nir);
+ * work-group's reservation goes through the first slot of the slot area at
+ * @slot_base, which it shares with the collectives: both fence their slot
+ * with a barrier before writing it and after. */
+bool weft_nir_lower_pipes(nir_shader *nir, unsigned slot_base);
 
 /* The intrinsics weft_nir_lower_pipes lowers. */
 static inline bool

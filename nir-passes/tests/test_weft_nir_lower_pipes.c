@@ -16,6 +16,9 @@
 
 #define CHECK(cond, ...) WEFT_NIR_CHECK(ok, cond, __VA_ARGS__)
 
+/* A device of 64 KiB of SLM and work-groups of up to 1024. */
+#define SLOT_BASE weft_nir_slot_area_base(65536, 1024)
+
 static const nir_shader_compiler_options options = {
    .max_pipe_packet_size = 1024,
 };
@@ -152,7 +155,7 @@ emit_nothing(nir_builder *b, nir_def *pipe, nir_def *out)
 
 struct expect {
    unsigned cmpxchg, atomic_reads, workgroup_barriers, elects, read_firsts;
-   unsigned shared_loads, shared_stores, shared_size;
+   unsigned shared_loads, shared_stores;
    bool progress;
 };
 
@@ -164,10 +167,10 @@ check(const char *name, unsigned user_shared, emit_fn emit, struct expect e)
 
    nir_validate_shader(nir, "before");
    unsigned own_stores = count(nir, user_shared).global_stores;
-   bool progress = weft_nir_lower_pipes(nir);
+   bool progress = weft_nir_lower_pipes(nir, SLOT_BASE);
    nir_validate_shader(nir, "after weft_nir_lower_pipes");
 
-   struct census c = count(nir, user_shared);
+   struct census c = count(nir, SLOT_BASE);
 
    CHECK(progress == e.progress, "progress %d", progress);
    CHECK(c.pipe_intrinsics == 0, "%u pipe intrinsics left", c.pipe_intrinsics);
@@ -185,8 +188,11 @@ check(const char *name, unsigned user_shared, emit_fn emit, struct expect e)
    CHECK(c.global_stores == own_stores, "%u global stores, want the kernel's own %u",
          c.global_stores, own_stores);
    CHECK(c.shared_below == 0, "%u shared accesses overlap the kernel's own", c.shared_below);
-   CHECK(nir->info.shared_size == e.shared_size, "shared_size %u, want %u",
-         nir->info.shared_size, e.shared_size);
+   /* The slot is the slot area's, not the kernel's local memory. */
+   CHECK(nir->info.shared_size == user_shared, "shared_size %u, want the kernel's %u",
+         nir->info.shared_size, user_shared);
+   CHECK(weft_nir_uses_slot_area(nir, SLOT_BASE) == (e.shared_stores > 0),
+         "uses the slot area: %d", weft_nir_uses_slot_area(nir, SLOT_BASE));
    if (e.cmpxchg) {
       /* A reservation retries in a loop, checks its slots in another, and
        * a commit sets them in a third; a fence orders the packets. */
@@ -218,22 +224,21 @@ main(void)
    check("reserve-commit-subgroup", 0, emit_subgroup,
          (struct expect){ .cmpxchg = 2, .atomic_reads = 4, .elects = 2, .read_firsts = 2,
                           .progress = true });
-   /* The work-group: an 8-byte slot after the kernel's 20 bytes (rounded
-    * up to 24), two barriers around the reservation, one before the
+   /* The work-group: the slot area's first 8-byte slot, two barriers around the reservation, one before the
     * commit. */
    check("reserve-commit-workgroup", 20, emit_workgroup,
          (struct expect){ .cmpxchg = 2, .atomic_reads = 4, .workgroup_barriers = 3,
-                          .shared_loads = 1, .shared_stores = 1, .shared_size = 32,
+                          .shared_loads = 1, .shared_stores = 1,
                           .progress = true });
    /* Two work-group reservations share the slot; a reader looks at the
     * read position only (twice when the slots were not ready). */
    check("two-workgroup-reads-share-the-slot", 0, emit_two_workgroup_reads,
          (struct expect){ .cmpxchg = 4, .atomic_reads = 4, .workgroup_barriers = 6,
-                          .shared_loads = 2, .shared_stores = 2, .shared_size = 8,
+                          .shared_loads = 2, .shared_stores = 2,
                           .progress = true });
    check("num-and-max-packets", 0, emit_counts,
          (struct expect){ .atomic_reads = 2, .progress = true });
-   check("no-pipes-untouched", 12, emit_nothing, (struct expect){ .shared_size = 12 });
+   check("no-pipes-untouched", 12, emit_nothing, (struct expect){ 0 });
 
    return weft_nir_test_end();
 }

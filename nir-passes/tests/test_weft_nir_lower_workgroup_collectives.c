@@ -12,6 +12,9 @@
 
 #define CHECK(cond, ...) WEFT_NIR_CHECK(ok, cond, __VA_ARGS__)
 
+/* A device of 64 KiB of SLM and work-groups of up to 1024. */
+#define SLOT_BASE weft_nir_slot_area_base(65536, 1024)
+
 static const nir_shader_compiler_options options = {
    .has_enqueued_sysvals = true,
    .has_workgroup_collectives = true,
@@ -135,7 +138,7 @@ struct expect {
 
 static void
 check(const char *name, unsigned size, unsigned required_simd, unsigned user_shared, unsigned n,
-      emit_fn emit, unsigned bit_size, unsigned expect_shared, struct expect e)
+      emit_fn emit, unsigned bit_size, struct expect e)
 {
    nir_shader *nir = build(name, size, user_shared, n, emit, bit_size);
    bool ok = true;
@@ -143,16 +146,19 @@ check(const char *name, unsigned size, unsigned required_simd, unsigned user_sha
    if (required_simd)
       nir->info.subgroup_size = (enum gl_subgroup_size)required_simd;
    nir_validate_shader(nir, "before");
-   bool progress = weft_nir_lower_workgroup_collectives(nir, 1024);
+   bool progress = weft_nir_lower_workgroup_collectives(nir, SLOT_BASE);
    nir_validate_shader(nir, "after weft_nir_lower_workgroup_collectives");
 
-   unsigned slm_base = ALIGN(user_shared, 8);
-   struct census c = count(nir, slm_base);
+   struct census c = count(nir, SLOT_BASE);
 
    CHECK(progress == (n > 0 && emit != emit_subgroup_reduce), "progress %d", progress);
    CHECK(c.collectives == 0, "%u work-group intrinsics left", c.collectives);
-   CHECK(nir->info.shared_size == expect_shared, "shared_size %u, want %u",
-         nir->info.shared_size, expect_shared);
+   /* The slots are not the kernel's local memory: Rusticl places the
+    * __local arguments right after the kernel's own. */
+   CHECK(nir->info.shared_size == user_shared, "shared_size %u, want the kernel's %u",
+         nir->info.shared_size, user_shared);
+   CHECK(weft_nir_uses_slot_area(nir, SLOT_BASE) == progress, "uses the slot area: %d",
+         weft_nir_uses_slot_area(nir, SLOT_BASE));
    if (emit != emit_subgroup_reduce) {
       /* One barrier before the slots are written, one after. */
       CHECK(c.barriers == 2 * n, "%u barriers for %u collectives", c.barriers, n);
@@ -177,35 +183,38 @@ main(void)
 {
    weft_nir_test_begin();
 
-   /* Variable size: 1024 work-items at SIMD 8 are 128 slots of 8 bytes,
-    * after the kernel's 20 bytes rounded up to 24. */
-   check("reduce-add-variable-size", 0, 0, 20, 1, emit_reduce_add, 32, 24 + 128 * 8,
+   /* Variable size: up to 1024 work-items at SIMD 8, 128 slots of 8
+    * bytes, the slot area's. */
+   check("reduce-add-variable-size", 0, 0, 20, 1, emit_reduce_add, 32,
          (struct expect){ .reduces = 2 });
-   check("reduce-add-u64", 0, 0, 0, 1, emit_reduce_add, 64, 128 * 8,
+   check("reduce-add-u64", 0, 0, 0, 1, emit_reduce_add, 64,
          (struct expect){ .reduces = 2 });
-   check("reduce-fmin", 0, 0, 0, 1, emit_reduce_fmin, 32, 128 * 8,
+   check("reduce-fmin", 0, 0, 0, 1, emit_reduce_fmin, 32,
          (struct expect){ .reduces = 2 });
    /* A fixed size of 64 at a required SIMD 16: 4 slots. */
-   check("reduce-fixed-size-simd16", 64, 16, 4, 1, emit_reduce_add, 32, 8 + 4 * 8,
+   check("reduce-fixed-size-simd16", 64, 16, 4, 1, emit_reduce_add, 32,
          (struct expect){ .reduces = 2 });
    /* 100 work-items at SIMD 32: 4 sub-groups, the last partial. */
-   check("reduce-fixed-size-partial", 100, 32, 0, 1, emit_reduce_add, 32, 4 * 8,
+   check("reduce-fixed-size-partial", 100, 32, 0, 1, emit_reduce_add, 32,
          (struct expect){ .reduces = 2 });
-   check("scan-inclusive-umax", 0, 0, 0, 1, emit_iscan_umax, 32, 128 * 8,
+   check("scan-inclusive-umax", 0, 0, 0, 1, emit_iscan_umax, 32,
          (struct expect){ .reduces = 2, .iscans = 1 });
-   check("scan-exclusive-imin", 0, 0, 0, 1, emit_escan_imin, 64, 128 * 8,
+   check("scan-exclusive-imin", 0, 0, 0, 1, emit_escan_imin, 64,
          (struct expect){ .reduces = 2, .escans = 1 });
-   check("broadcast", 0, 0, 0, 1, emit_broadcast, 32, 128 * 8,
+   check("broadcast", 0, 0, 0, 1, emit_broadcast, 32,
          (struct expect){ .read_invocations = 1, .max_subgroup_size_loads = 1 });
-   check("any", 0, 0, 0, 1, emit_any, 32, 128 * 8, (struct expect){ .reduces = 2 });
-   check("all", 0, 0, 0, 1, emit_all, 32, 128 * 8, (struct expect){ .reduces = 2 });
+   check("any", 0, 0, 0, 1, emit_any, 32,
+         (struct expect){ .reduces = 2 });
+   check("all", 0, 0, 0, 1, emit_all, 32,
+         (struct expect){ .reduces = 2 });
    /* Three collectives share the slots, each fenced by its own barriers. */
-   check("three-reductions-share-slots", 0, 0, 16, 3, emit_reduce_add, 32, 16 + 128 * 8,
+   check("three-reductions-share-slots", 0, 0, 16, 3, emit_reduce_add, 32,
          (struct expect){ .reduces = 2 });
    /* Sub-group operations and kernels without collectives are left alone. */
-   check("subgroup-reduce-untouched", 0, 0, 12, 1, emit_subgroup_reduce, 32, 12,
+   check("subgroup-reduce-untouched", 0, 0, 12, 1, emit_subgroup_reduce, 32,
          (struct expect){ .reduces = 1 });
-   check("no-collectives", 0, 0, 12, 0, emit_reduce_add, 32, 12, (struct expect){ 0 });
+   check("no-collectives", 0, 0, 12, 0, emit_reduce_add, 32,
+         (struct expect){ 0 });
 
    return weft_nir_test_end();
 }

@@ -477,8 +477,6 @@ run_enqueue_queries_at(struct cl *cl, const char *src, unsigned simd, size_t max
              query_ndranges[i].global[1], query_ndranges[i].global[2], l[0], l[1], l[2],
              got_count, got_size, api_count, api_size, count, size);
    }
-   if (child)
-      clReleaseKernel(child);
    if (prog)
       clReleaseProgram(prog);
    if (saved)
@@ -1231,7 +1229,7 @@ run_enqueue_local_args(struct cl *cl)
  * CLK_OUT_OF_RESOURCES (in one argument, and in two that fit alone), and
  * none of those children runs.  The bound is CL_DEVICE_LOCAL_MEM_SIZE, not
  * the hardware's SLM (1 KiB more), on both sides of it: all of it in one
- * argument, in two, and beside a reduction's slots (on top, as for a host
+ * argument, in two, and beside a reduction's slots (the slot area, as for a host
  * launch) runs and reaches both ends of its buffers; a byte more, or the
  * SLM's 64 KiB, is refused.  Refusals reserve nothing: 32 of them would fill the queue of
  * 4096 bytes the children that fit are enqueued on afterwards.
@@ -1244,9 +1242,8 @@ run_enqueue_local_arg_errors(struct cl *cl)
       "{\n"
       "   int max_local = lim.x, room = lim.y;\n"
       "   queue_t q = get_default_queue();\n"
-      "   /* The first block, __bad_block_invoke_kernel: the host reads its\n"
-      "    * static local memory (the reduction's slots), which leaves all of\n"
-      "    * CL_DEVICE_LOCAL_MEM_SIZE to the argument. */\n"
+      "   /* The reduction's slots are the slot area's, beside all of\n"
+      "    * CL_DEVICE_LOCAL_MEM_SIZE for the argument. */\n"
       "   void (^with_static)(local void *) = ^(local void *p){\n"
       "      local uchar *c = p;\n"
       "      int sum = work_group_reduce_add(1);\n"
@@ -1302,19 +1299,14 @@ run_enqueue_local_arg_errors(struct cl *cl)
       "                            (uint)room + 1);\n"
       "}\n";
    int32_t out[32];
-   cl_ulong max_local = 0, static_local = 0;
+   cl_ulong max_local = 0;
    cl_command_queue q = make_default_queue(cl, 4096);
    cl_program prog = build(cl, src, 16, "-cl-std=CL2.0");
-   cl_kernel child = prog ? clCreateKernel(prog, "__bad_block_invoke_kernel", NULL) : NULL;
    const struct shape one = {"1d", 1, {1, 1, 1}, {1, 1, 1}};
 
    clGetDeviceInfo(cl->dev, CL_DEVICE_LOCAL_MEM_SIZE, sizeof(max_local), &max_local, NULL);
-   if (child)
-      clGetKernelWorkGroupInfo(child, cl->dev, CL_KERNEL_LOCAL_MEM_SIZE, sizeof(static_local),
-                               &static_local, NULL);
-   /* the room beside the slots: all of it */
    cl_int lim[2] = {(cl_int)max_local, (cl_int)max_local};
-   bool ran = q && child && static_local &&
+   bool ran = q && prog &&
               run_with_arg(cl, prog, "bad", &one, NULL, 0, out, sizeof(out), lim, sizeof(lim));
    bool none_ran = ran && out[8] != 1 && out[9] != 1 && out[10] != 1 && out[11] != 1 &&
                    out[12] != 1;
@@ -1344,17 +1336,15 @@ run_enqueue_local_arg_errors(struct cl *cl)
           out[19], ran && out[20] == 1 ? "ran" : "never ran");
    report(ran && out[21] == 0 && out[22] == 10709 && out[24] == CLK_OUT_OF_RESOURCES &&
              out[23] == 1,
-          "enqueue: %llu bytes of a reduction's slots and an argument of all %llu bytes: "
+          "enqueue: a reduction and an argument of all %llu bytes: "
           "%d, the reduction and the argument's ends %d (want 0, 10709); one byte more: %d "
           "(want CLK_OUT_OF_RESOURCES); the child ran %d times (want 1)",
-          (unsigned long long)static_local, (unsigned long long)max_local, out[21], out[22],
+          (unsigned long long)max_local, out[21], out[22],
           out[24], out[23]);
    report(ran && out[16] == 32 && out[30] != 1,
           "enqueue: 32 refusals for %llu + 1 bytes: %d CLK_OUT_OF_RESOURCES, children %s; the "
           "children that fit were enqueued after them on a queue of 4096 bytes (above)",
           (unsigned long long)max_local, out[16], ran && out[30] == 1 ? "ran" : "never ran");
-   if (child)
-      clReleaseKernel(child);
    if (prog)
       clReleaseProgram(prog);
    if (q)

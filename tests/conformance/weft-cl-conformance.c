@@ -1305,6 +1305,24 @@ struct local_mem_launch {
    bool collective;
 };
 
+static void
+local_mem_limits(struct cl *cl, cl_ulong *local_mem, size_t *max_wg)
+{
+   clGetDeviceInfo(cl->dev, CL_DEVICE_LOCAL_MEM_SIZE, sizeof(*local_mem), local_mem, NULL);
+   clGetDeviceInfo(cl->dev, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof(*max_wg), max_wg, NULL);
+}
+
+static void
+release_local_mem_launch(cl_program prog, const struct local_mem_launch *l)
+{
+   if (l->k)
+      clReleaseKernel(l->k);
+   if (prog)
+      clReleaseProgram(prog);
+   if (l->out)
+      clReleaseMemObject(l->out);
+}
+
 /* Launches with @arg_bytes in the __local argument (if any), reads the
  * results back and counts the work-items whose sum is wrong; the
  * enqueue's error otherwise. */
@@ -1393,8 +1411,7 @@ run_local_mem_with_collective(struct cl *cl)
    cl_ulong local_mem = 0;
    size_t max_wg = 0;
 
-   clGetDeviceInfo(cl->dev, CL_DEVICE_LOCAL_MEM_SIZE, sizeof(local_mem), &local_mem, NULL);
-   clGetDeviceInfo(cl->dev, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof(max_wg), &max_wg, NULL);
+   local_mem_limits(cl, &local_mem, &max_wg);
    for (unsigned c = 0; c < 2; c++) {
       for (enum local_mem_form form = LOCAL_ARRAY; form <= LOCAL_ARRAY_AND_ARG; form++) {
          size_t words = local_mem / 4;
@@ -1445,13 +1462,128 @@ run_local_mem_with_collective(struct cl *cl)
                    c ? " and work_group_reduce_add" : "", refused, finished,
                    first == pattern && last == pattern ? "untouched" : "WRITTEN", err, bad);
          }
-         if (l.k)
-            clReleaseKernel(l.k);
-         if (prog)
-            clReleaseProgram(prog);
-         if (l.out)
-            clReleaseMemObject(l.out);
+         release_local_mem_launch(prog, &l);
       }
+   }
+}
+
+/* Launches odd_local with @b_bytes in its second __local argument, reads
+ * the results back and counts the wrong ones; the enqueue's error
+ * otherwise. */
+static cl_int
+launch_odd_local(struct cl *cl, const struct local_mem_launch *l, size_t array_bytes,
+                 size_t b_bytes, unsigned *bad)
+{
+   uint32_t *out = calloc(l->global, 4), want = 0x5a + 0xa5 + 0x01020304u;
+   cl_int err = out ? CL_SUCCESS : CL_OUT_OF_HOST_MEMORY;
+
+   if (!err)
+      err = clSetKernelArg(l->k, 0, 2, NULL);
+   if (!err)
+      err = clSetKernelArg(l->k, 1, b_bytes, NULL);
+   if (!err)
+      err = clSetKernelArg(l->k, 2, sizeof(l->out), &l->out);
+   if (!err)
+      err = clEnqueueNDRangeKernel(cl->q, l->k, 1, NULL, &l->global, &l->local, 0, NULL, NULL);
+   if (!err)
+      err = clEnqueueReadBuffer(cl->q, l->out, CL_TRUE, 0, l->global * 4, out, 0, NULL, NULL);
+   for (size_t i = 0; i < array_bytes; i++)
+      want += (uint8_t)(i * 7 + 1);
+   *bad = 0;
+   for (size_t i = 0; !err && i < l->global; i++) {
+      uint32_t mine = 0;
+
+      if (!l->collective)
+         for (size_t j = i % l->local; j < array_bytes; j += l->local)
+            mine += (uint8_t)((array_bytes - 1 - j) * 7 + 1);
+      *bad += out[i] != (l->collective ? want : mine + 0x5a + 0xa5 + 0x01020304u);
+   }
+   free(out);
+   return err;
+}
+
+/*
+ * The edge where alignment padding decides: a __local array of
+ * CL_DEVICE_LOCAL_MEM_SIZE - 7 bytes (odd), then a 2-byte and a 4-byte
+ * __local argument, which Rusticl places at 2- and 4-byte alignment, end
+ * at exactly CL_DEVICE_LOCAL_MEM_SIZE, with and without a work-group
+ * collective at the largest work-group and SIMD 8, whose slots are the
+ * most.  It runs, every byte written and read; 5 bytes in the second
+ * argument align it to 8 and end one byte past the edge: CL_OUT_OF_RESOURCES
+ * at the enqueue, nothing runs, and the queue then runs the kernel that
+ * fits.  (While the slots sat between the array and the arguments, their
+ * own alignment moved the arguments past the SLM: a job the device failed.)
+ */
+static void
+run_local_mem_odd_edge(struct cl *cl)
+{
+   static const char *const src =
+      "__kernel __attribute__((intel_reqd_sub_group_size(8)))\n"
+      "void odd_local(__local uchar *a, __local uint *b, __global uint *out)\n"
+      "{\n"
+      "   __local uchar buf[ARRAY_BYTES];\n"
+      "   uint l = get_local_id(0), n = get_local_size(0), s = 0;\n"
+      "   for (uint i = l; i < ARRAY_BYTES; i += n)\n"
+      "      buf[i] = (uchar)(i * 7u + 1u);\n"
+      "   if (l == 0) {\n"
+      "      a[0] = 0x5a;\n"
+      "      a[1] = 0xa5;\n"
+      "      *b = 0x01020304u;\n"
+      "   }\n"
+      "   barrier(CLK_LOCAL_MEM_FENCE);\n"
+      "   for (uint i = l; i < ARRAY_BYTES; i += n)\n"
+      "      s += buf[ARRAY_BYTES - 1 - i];\n"
+      "#ifdef COLLECTIVE\n"
+      "   s = work_group_reduce_add(s);\n"
+      "#endif\n"
+      "   out[get_global_id(0)] = s + a[0] + a[1] + *b;\n"
+      "}\n";
+   cl_ulong local_mem = 0;
+   size_t max_wg = 0;
+
+   local_mem_limits(cl, &local_mem, &max_wg);
+   for (unsigned c = 0; c < 2; c++) {
+      /* the array ends 7 bytes short of a multiple of 8 */
+      size_t array_bytes = (local_mem & ~(cl_ulong)7) - 7;
+      struct local_mem_launch l = {NULL, NULL, 2 * max_wg, max_wg, 0, c};
+      const uint32_t pattern = 0xa5a5a5a5u;
+      uint32_t first = 0, last = 0;
+      cl_int err = CL_INVALID_VALUE, refused = CL_INVALID_VALUE, finished;
+      cl_program prog;
+      char opts[96];
+      unsigned bad = 0, bad_after = 0;
+
+      snprintf(opts, sizeof(opts), "-cl-std=CL3.0 -DARRAY_BYTES=%zu%s", array_bytes,
+               c ? " -DCOLLECTIVE" : "");
+      prog = build(cl, src, 8, opts);
+      if (prog)
+         l.k = clCreateKernel(prog, "odd_local", &err);
+      l.out = clCreateBuffer(cl->ctx, CL_MEM_READ_WRITE, l.global * 4, NULL, &err);
+      if (l.k && l.out) {
+         err = launch_odd_local(cl, &l, array_bytes, 4, &bad);
+         clEnqueueFillBuffer(cl->q, l.out, &pattern, 4, 0, l.global * 4, 0, NULL, NULL);
+         refused = launch_odd_local(cl, &l, array_bytes, 5, &bad_after);
+         finished = clFinish(cl->q);
+         clEnqueueReadBuffer(cl->q, l.out, CL_TRUE, 0, 4, &first, 0, NULL, NULL);
+         clEnqueueReadBuffer(cl->q, l.out, CL_TRUE, (l.global - 1) * 4, 4, &last, 0, NULL,
+                             NULL);
+         if (!err)
+            err = finished;
+         if (!err)
+            err = launch_odd_local(cl, &l, array_bytes, 4, &bad_after);
+      }
+      cases_in_matrix++;
+      report(!err && !bad && !bad_after, "a __local array of %zu bytes and __local arguments "
+             "of 2 and 4 bytes, %llu in all%s at %zu work-items, SIMD 8: error %d, %u wrong "
+             "(then again %u wrong)", array_bytes, (unsigned long long)local_mem,
+             c ? " and work_group_reduce_add" : "", max_wg, err, bad, bad_after);
+      cases_in_matrix++;
+      report(refused == CL_OUT_OF_RESOURCES && first == pattern && last == pattern,
+             "the same with 5 bytes in the second argument (%llu + 1 with its 8-byte "
+             "alignment)%s: clEnqueueNDRangeKernel %d (want CL_OUT_OF_RESOURCES), output %s",
+             (unsigned long long)local_mem, c ? " and work_group_reduce_add" : "", refused,
+             first == pattern && last == pattern ? "untouched" : "WRITTEN");
+      release_local_mem_launch(prog, &l);
    }
 }
 
@@ -2123,8 +2255,10 @@ main(int argc, char **argv)
       run_reqd_work_group_size(&cl, slice);
    }
    /* the bound device-side enqueue holds children to as well */
-   if (!only || enqueue_only)
+   if (!only || enqueue_only) {
       run_local_mem_with_collective(&cl);
+      run_local_mem_odd_edge(&cl);
+   }
    if (!only || pipes_only)
       run_pipes(&cl, slice);
    if (!slice && !only) {

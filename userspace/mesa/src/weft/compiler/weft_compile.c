@@ -140,13 +140,11 @@ void
 weft_preprocess_nir(nir_shader *nir, unsigned max_workgroup_size, unsigned slm_size)
 {
    NIR_PASS(_, nir, weft_nir_lower_sysvals);
-   /* Mesa's common sub-group lowering, then the builtins' own (nir-passes/).
-    * The work-group collectives and pipes reserve shared memory, so they
-    * are lowered here, before Rusticl places __local arguments after the
-    * kernel's shared memory. */
+   /* Mesa's common sub-group lowering, then the builtins' own (nir-passes/). */
    weft_lower_subgroups(nir);
-   NIR_PASS(_, nir, weft_nir_lower_workgroup_collectives, max_workgroup_size);
-   NIR_PASS(_, nir, weft_nir_lower_pipes);
+   unsigned slot_base = weft_nir_slot_area_base(slm_size, max_workgroup_size);
+   NIR_PASS(_, nir, weft_nir_lower_workgroup_collectives, slot_base);
+   NIR_PASS(_, nir, weft_nir_lower_pipes, slot_base);
    /* A block's kernel cannot fix its sub-group size: Rusticl compiles it at
     * the default width. */
    NIR_PASS(_, nir, weft_nir_lower_enqueue_queries, weft_default_simd(), max_workgroup_size);

@@ -40,8 +40,7 @@ struct weft_shader {
 
 extern const nir_shader_compiler_options weft_nir_options;
 
-/* Called by the screen's finalize_nir: lowering that can be cached, and
- * what must change nir->info.shared_size before Rusticl reads it.
+/* Called by the screen's finalize_nir: lowering that can be cached.
  * @max_workgroup_size: the device's, for kernels of variable size;
  * @slm_size: the device's shared local memory, for the children a kernel
  * enqueues. */

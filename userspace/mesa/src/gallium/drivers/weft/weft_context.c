@@ -36,6 +36,8 @@ weft_create_compute_state(struct pipe_context *pctx, const struct pipe_compute_s
       return NULL;
    }
    cs->static_shared = MAX2(cso->static_shared_mem, nir->info.shared_size);
+   cs->uses_slot_area =
+      weft_nir_uses_slot_area(nir, weft_nir_slot_area_base(s->info.slm_size, s->info.max_wg_size));
    if (weft_buffer_va_create(s, cs->shader->size,
                              DRM_WEFT_VM_BIND_OP_MAP_READONLY | DRM_WEFT_VM_BIND_OP_MAP_EXEC,
                              &cs->code)) {
@@ -253,8 +255,11 @@ weft_launch_grid(struct pipe_context *pctx, const struct pipe_grid_info *info)
    b[n++] = 0;
    b[n++] = 0;
    /* What the device allocates: a __local argument overrun within the
-    * last granule stays inside the work-group's SLM, as on other GPUs. */
-   b[n++] = align(cs->static_shared + info->variable_shared_mem, WEFT_CMD_DISPATCH_SLM_GRANULE);
+    * last granule stays inside the work-group's SLM, as on other GPUs.
+    * The slot area is the SLM's top. */
+   b[n++] = cs->uses_slot_area ? s->info.slm_size
+                               : align(cs->static_shared + info->variable_shared_mem,
+                                       WEFT_CMD_DISPATCH_SLM_GRANULE);
    if (shader->scratch_size)
       b[n++] = shader->scratch_size;
    /* What the grid enqueued runs now, before the job's fence. */

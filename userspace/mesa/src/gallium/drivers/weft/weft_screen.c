@@ -118,9 +118,8 @@ weft_get_compute_param(struct pipe_screen *pscreen, enum pipe_shader_ir ir_type,
       os_get_total_physical_memory(&mem);
       mem = MIN2(mem / 2, 1ull << 30);
       RET((uint64_t[]){mem});
-   /* CL_DEVICE_LOCAL_MEM_SIZE: what is left after the work-group
-    * collectives' slots, which the compiler places after the kernel's
-    * own local memory. */
+   /* CL_DEVICE_LOCAL_MEM_SIZE: what is left below the slot area
+    * (weft_nir_slot_area_base). */
    case PIPE_COMPUTE_CAP_MAX_LOCAL_SIZE:
       RET((uint64_t[]){weft_nir_local_mem_size(s->info.slm_size, s->info.max_wg_size)});
    case PIPE_COMPUTE_CAP_MAX_PRIVATE_SIZE:

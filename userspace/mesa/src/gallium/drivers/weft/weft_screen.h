@@ -77,6 +77,7 @@ struct weft_compute_state {
    struct weft_shader *shader;   /* the compiled kernel */
    struct weft_buffer_va code;
    unsigned static_shared;
+   bool uses_slot_area; /* then it runs with the whole SLM (weft_nir_passes.h) */
    /* Kernels with images: the NIR to compile variants from, and those
     * compiled so far (struct weft_variant *), under lock. */
    nir_shader *nir;
