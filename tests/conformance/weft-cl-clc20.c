@@ -487,6 +487,38 @@ run_version_kernel(struct cl *cl, const char *std, int want_version)
       clReleaseProgram(prog);
 }
 
+/*
+ * OpenCL 3.0 (clGetDeviceInfo, CL_DEVICE_OPENCL_C_FEATURES): "the OpenCL C
+ * version that introduced the feature macro. For example, if a compiler
+ * supports an OpenCL C 3.0 feature, ... the returned version will be
+ * 3.0.0."  Every __opencl_c_* feature is OpenCL C 3.0's, but for the
+ * integer dot product ones, which cl_khr_integer_dot_product 2.0.0
+ * introduced.
+ */
+static void
+run_feature_versions(const cl_name_version *feats, size_t count)
+{
+   char wrong[1024] = "";
+   size_t len = 0, opencl_c = 0;
+
+   for (size_t i = 0; i < count; i++) {
+      bool dot_product = !strncmp(feats[i].name, "__opencl_c_integer_dot_product",
+                                  strlen("__opencl_c_integer_dot_product"));
+      cl_version want = dot_product ? CL_MAKE_VERSION(2, 0, 0) : CL_MAKE_VERSION(3, 0, 0);
+
+      opencl_c += !dot_product;
+      if (feats[i].version != want && len < sizeof(wrong)) {
+         len += snprintf(wrong + len, sizeof(wrong) - len, " %s %u.%u.%u", feats[i].name,
+                         CL_VERSION_MAJOR(feats[i].version), CL_VERSION_MINOR(feats[i].version),
+                         CL_VERSION_PATCH(feats[i].version));
+      }
+   }
+   cases_in_matrix++;
+   report(opencl_c >= 3 && !wrong[0],
+          "opencl-c CL_DEVICE_OPENCL_C_FEATURES: %zu OpenCL C 3.0 features, want 3.0.0, the "
+          "integer dot product ones 2.0.0%s%s", opencl_c, wrong[0] ? "; wrong:" : "", wrong);
+}
+
 static void
 run_version(struct cl *cl)
 {
@@ -512,6 +544,7 @@ run_version(struct cl *cl)
    clGetDeviceInfo(cl->dev, CL_DEVICE_OPENCL_C_FEATURES, sizeof(feats), feats, &feats_size);
    for (size_t i = 0; i < feats_size / sizeof(feats[0]); i++)
       has_generic_feature |= !strcmp(feats[i].name, "__opencl_c_generic_address_space");
+   run_feature_versions(feats, feats_size / sizeof(feats[0]));
    clGetDeviceInfo(cl->dev, CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT, sizeof(generic), &generic,
                    NULL);
    cases_in_matrix++;
