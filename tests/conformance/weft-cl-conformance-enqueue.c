@@ -21,9 +21,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
-#include <spawn.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 static void
@@ -1679,66 +1677,13 @@ static const char never_ending_child_src[] =
    "                           });\n"
    "}\n";
 
-/* `weft-cl-conformance --never-ending-child`: the process of
- * run_enqueue_never_ending_child, which reads its result from fd 3. */
-int
-run_enqueue_never_ending_child_process(struct cl *cl)
+/* Its own process's part "never-ending-child" (run_in_own_process). */
+void
+run_enqueue_never_ending_child(struct cl *cl)
 {
    struct failed_child r = failing_child(cl, never_ending_child_src);
 
-   return write(3, &r, sizeof(r)) == sizeof(r) ? 0 : 1;
-}
-
-/*
- * The child that never ends waits for the device's watchdog: 2^32 sub-group
- * instructions per dispatch by default, minutes on the drm-shim's device
- * model.  So the case runs in a process of its own, whose model gets the
- * budget make check gives the whole suite (WEFT_SHIM_WATCHDOG, unless the
- * user set one); every other case keeps its own.  The process is this
- * program run again, not a fork of this one: a forked child has none of
- * the parent's threads, and Mesa's disk cache writes through one, so a
- * program the cache has not seen (a new Mesa, a cold cache) made the child
- * wait for it forever.  (weft.ko ignores the variable: its job timeout
- * ends the child.)
- */
-static void
-run_enqueue_never_ending_child(void)
-{
-   static char *const argv[] = {"weft-cl-conformance", "--never-ending-child", NULL};
-   struct failed_child r = {0};
-   int ends[2], wstatus = -1;
-   pid_t pid = -1;
-   bool got = false, budget_set_here = !getenv("WEFT_SHIM_WATCHDOG");
-
-   fflush(stdout);
-   fflush(stderr);
-   if (pipe(ends) == 0) {
-      posix_spawn_file_actions_t fds;
-
-      posix_spawn_file_actions_init(&fds);
-      /* closed first: the read end may be fd 3 itself */
-      posix_spawn_file_actions_addclose(&fds, ends[0]);
-      posix_spawn_file_actions_adddup2(&fds, ends[1], 3);
-      if (budget_set_here)
-         setenv("WEFT_SHIM_WATCHDOG", "0x4000000", 1);
-      if (posix_spawn(&pid, "/proc/self/exe", &fds, NULL, argv, environ))
-         pid = -1;
-      if (budget_set_here)
-         unsetenv("WEFT_SHIM_WATCHDOG");
-      posix_spawn_file_actions_destroy(&fds);
-      close(ends[1]);
-      got = pid > 0 && read(ends[0], &r, sizeof(r)) == sizeof(r);
-      close(ends[0]);
-      if (pid > 0)
-         waitpid(pid, &wstatus, 0);
-   }
-   if (got && WIFEXITED(wstatus) && !WEXITSTATUS(wstatus)) {
-      report_failed_child(&r, "never ends");
-   } else {
-      cases_in_matrix++;
-      report(false, "enqueue: a child that never ends: its process (pid %d) gave no result, "
-             "wait status 0x%x", (int)pid, wstatus);
-   }
+   report_failed_child(&r, "never ends");
 }
 
 static void
@@ -1753,7 +1698,7 @@ run_enqueue_failing_children(struct cl *cl)
    struct failed_child r = failing_child(cl, faults);
 
    report_failed_child(&r, "faults");
-   run_enqueue_never_ending_child();
+   run_in_own_process("never-ending-child");
 }
 
 void

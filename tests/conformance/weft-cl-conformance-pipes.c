@@ -1093,16 +1093,31 @@ run_pipes(struct cl *cl, bool slice)
    case_host_commands(cl);
    if (!slice) {
       case_api(cl, extra);
-      cl_command_queue doomed = NULL;
-
-      case_misuse(cl, extra, &doomed);
-      /* After the runaway kernel: new queues, and the suite's own.  (The
-       * runaway's queue is released last: a queue created after the
-       * release of one that hit the watchdog fails its jobs today.) */
-      case_two_queues(cl, extra);
-      case_contention(cl, extra, 64);
-      if (doomed)
-         clReleaseCommandQueue(doomed);
+      run_in_own_process("pipe-misuse");
    }
+   clReleaseProgram(extra);
+}
+
+/* Its own process's part "pipe-misuse" (run_in_own_process): the kernel
+ * that waits forever waits for the watchdog. */
+void
+run_pipe_misuse(struct cl *cl)
+{
+   cl_program extra = build(cl, extra_source, 16, "-cl-std=CL3.0");
+   cl_command_queue doomed = NULL;
+
+   if (!extra) {
+      cases_in_matrix++;
+      report(false, "pipe misuse: the misuse kernels did not build");
+      return;
+   }
+   case_misuse(cl, extra, &doomed);
+   /* After the runaway kernel: new queues, and the suite's own.  (The
+    * runaway's queue is released last: a queue created after the
+    * release of one that hit the watchdog fails its jobs today.) */
+   case_two_queues(cl, extra);
+   case_contention(cl, extra, 64);
+   if (doomed)
+      clReleaseCommandQueue(doomed);
    clReleaseProgram(extra);
 }

@@ -46,7 +46,9 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <spawn.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -1732,6 +1734,103 @@ run_bad_input(struct cl *cl, const char *src)
    run_after_stopped_queue_released(cl);
 }
 
+/* Its own process's part "bad-input" (run_in_own_process). */
+static void
+run_bad_input_part(struct cl *cl)
+{
+   char *src = kernel_source(true, true);
+
+   run_bad_input(cl, src);
+   free(src);
+}
+
+static const struct {
+   const char *name;
+   void (*run)(struct cl *cl);
+} own_process_parts[] = {
+   {"bad-input", run_bad_input_part},
+   {"pipe-misuse", run_pipe_misuse},
+   {"never-ending-child", run_enqueue_never_ending_child},
+};
+
+/* What a part's process sends back on fd 3. */
+struct own_process_counts {
+   int passed, failed;
+   unsigned long long cases;
+};
+
+/* `weft-cl-conformance --own-process PART`: runs the part, sends its counts. */
+static int
+own_process_main(struct cl *cl, const char *part)
+{
+   struct own_process_counts counts;
+
+   for (size_t i = 0; i < sizeof(own_process_parts) / sizeof(own_process_parts[0]); i++) {
+      if (!strcmp(own_process_parts[i].name, part)) {
+         own_process_parts[i].run(cl);
+         fflush(stdout);
+         counts = (struct own_process_counts){passed, failed, cases_in_matrix};
+         return write(3, &counts, sizeof(counts)) == sizeof(counts) ? 0 : 1;
+      }
+   }
+   fprintf(stderr, "weft-cl-conformance: no part %s\n", part);
+   return 2;
+}
+
+/*
+ * A kernel that never ends waits for the device's watchdog: 2^32 sub-group
+ * instructions per dispatch by default, minutes on the drm-shim's device
+ * model.  So its part runs in a process of its own, whose model gets the
+ * budget make check gives the whole suite (WEFT_SHIM_WATCHDOG, unless the
+ * user set one), and a user running a family by hand waits seconds too;
+ * every other case keeps its own.  The process is this program run again,
+ * not a fork of this one: a forked child has none of the parent's threads,
+ * and Mesa's disk cache writes through one, so a program the cache has not
+ * seen (a new Mesa, a cold cache) made the child wait for it forever.
+ * (weft.ko ignores the variable: its job timeout ends the kernel.)
+ */
+void
+run_in_own_process(const char *part)
+{
+   char *const argv[] = {"weft-cl-conformance", "--own-process", (char *)part, NULL};
+   struct own_process_counts counts;
+   int ends[2], wstatus = -1;
+   pid_t pid = -1;
+   bool got = false, budget_set_here = !getenv("WEFT_SHIM_WATCHDOG");
+
+   fflush(stdout);
+   fflush(stderr);
+   if (pipe(ends) == 0) {
+      posix_spawn_file_actions_t fds;
+
+      posix_spawn_file_actions_init(&fds);
+      /* closed first: the read end may be fd 3 itself */
+      posix_spawn_file_actions_addclose(&fds, ends[0]);
+      posix_spawn_file_actions_adddup2(&fds, ends[1], 3);
+      if (budget_set_here)
+         setenv("WEFT_SHIM_WATCHDOG", "0x4000000", 1);
+      if (posix_spawn(&pid, "/proc/self/exe", &fds, NULL, argv, environ))
+         pid = -1;
+      if (budget_set_here)
+         unsetenv("WEFT_SHIM_WATCHDOG");
+      posix_spawn_file_actions_destroy(&fds);
+      close(ends[1]);
+      got = pid > 0 && read(ends[0], &counts, sizeof(counts)) == sizeof(counts);
+      close(ends[0]);
+      if (pid > 0)
+         waitpid(pid, &wstatus, 0);
+   }
+   if (got && WIFEXITED(wstatus) && !WEXITSTATUS(wstatus)) {
+      passed += counts.passed;
+      failed += counts.failed;
+      cases_in_matrix += counts.cases;
+   } else {
+      cases_in_matrix++;
+      report(false, "%s: its process (pid %d) gave no result, wait status 0x%x", part, (int)pid,
+             wstatus);
+   }
+}
+
 void
 stderr_capture_begin(struct stderr_capture *c)
 {
@@ -2132,7 +2231,7 @@ main(int argc, char **argv)
 {
    bool slice = false, clc20_only = false, math_only = false, intel_only = false;
    bool pipes_only = false, images_only = false, enqueue_only = false, copies_only = false, only;
-   bool never_ending_child = false;
+   const char *own_process = NULL;
    struct cl cl = {0};
    cl_platform_id plats[8];
    cl_uint np = 0;
@@ -2157,9 +2256,9 @@ main(int argc, char **argv)
          copies_only = true;
       else if (!strcmp(argv[i], "-v"))
          verbose = 1;
-      /* the enqueue family runs itself again with it (run_enqueue_never_ending_child) */
-      else if (!strcmp(argv[i], "--never-ending-child"))
-         never_ending_child = true;
+      /* the suite runs itself again with it (run_in_own_process) */
+      else if (!strcmp(argv[i], "--own-process") && i + 1 < argc)
+         own_process = argv[++i];
       else {
          fprintf(stderr, "usage: %s [--slice] [--clc20 | --math | --intel | --pipes | --images | "
                  "--enqueue | --copies] [-v]\n", argv[0]);
@@ -2184,8 +2283,8 @@ main(int argc, char **argv)
       printf("no queue: %d\n0 passed, 1 failed\n", err);
       return 1;
    }
-   if (never_ending_child)
-      return run_enqueue_never_ending_child_process(&cl);
+   if (own_process)
+      return own_process_main(&cl, own_process);
 
    /* Every width with OpenCL C 3.0 over every shape; the same program
     * built as OpenCL C 2.0 (cl_khr_subgroups by its pragma), explicitly and
@@ -2267,7 +2366,7 @@ main(int argc, char **argv)
       run_constant_args(&cl);
    }
    if (!only)
-      run_bad_input(&cl, src);
+      run_in_own_process("bad-input");
    if (!clc20_only && !math_only && !pipes_only && !images_only && !enqueue_only &&
        !copies_only) {
       run_intel_subgroups(&cl, slice);

@@ -94,6 +94,11 @@ struct stderr_capture {
 };
 void stderr_capture_begin(struct stderr_capture *c);
 void stderr_capture_end(struct stderr_capture *c, char *first_line, size_t size);
+
+/* Runs the part of the suite named @part (one whose kernel never ends) in
+ * a process of its own, with the watchdog budget make check gives the
+ * suite; its results count as this process's. */
+void run_in_own_process(const char *part);
 /* IEEE binary16 bits to and from a double (round to nearest even). */
 double half_to_double(uint16_t h);
 uint16_t double_to_half(double d);
@@ -114,13 +119,14 @@ void run_intel_subgroups(struct cl *cl, bool slice);
 /* weft-cl-conformance-enqueue.c: device-side enqueue, the same on both
  * tiers (the VM's slice included). */
 void run_enqueue(struct cl *cl);
-int run_enqueue_never_ending_child_process(struct cl *cl);
+void run_enqueue_never_ending_child(struct cl *cl);
 
 /* weft-cl-conformance-intel-images.c: their block reads and writes on
  * image2d_t. */
 void run_intel_image_blocks(struct cl *cl, bool slice);
 /* weft-cl-conformance-pipes.c: the pipe builtins and API. */
 void run_pipes(struct cl *cl, bool slice);
+void run_pipe_misuse(struct cl *cl);
 /* weft-cl-conformance-copies.c: __builtin_memcpy of constant sizes. */
 void run_copies(struct cl *cl);
 
