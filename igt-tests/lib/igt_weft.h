@@ -42,17 +42,21 @@
 #define WEFT_DEVQ_SIZE			0x04
 #define WEFT_DEVQ_EVENTS		0x0c
 #define WEFT_DEVQ_STATUS		0x14
+#define WEFT_DEVQ_ERROR_RECORD		0x18	/* u64: the failing record's VA */
 #define WEFT_DEVQ_HEADER_SIZE		0x40
 #define WEFT_DEVQ_REC_LEN		0x00
 #define WEFT_DEVQ_REC_KIND		0x04
 #define WEFT_DEVQ_REC_SIGNAL		0x0c
 #define WEFT_DEVQ_REC_NUM_WAITS		0x10
 #define WEFT_DEVQ_REC_STATE		0x14
+#define WEFT_DEVQ_REC_DISPATCH		0x20	/* the DISPATCH_SCRATCH payload */
 #define WEFT_DEVQ_REC_WAITS		0x60
 #define WEFT_DEVQ_REC_ARGS		0xa0	/* the smallest record but PAD */
+#define WEFT_DEVQ_REC_KERNEL		0x2
 #define WEFT_DEVQ_REC_MARKER		0x3
 #define WEFT_DEVQ_REC_STATE_DONE	0x1
 #define WEFT_DEVQ_EVENT_SIZE		0x20
+#define WEFT_DEVQ_ERR_MMU_FAULT		3
 #define WEFT_DEVQ_ERR_BAD_QUEUE		8
 /* A ring-only command: must not appear in a batch. */
 #define WEFT_RING_FENCE			0x82

@@ -5,12 +5,17 @@
  * DRAIN_QUEUE, the batch command behind device-side enqueue, through the
  * driver: a device queue's records run and complete their events before the
  * batch goes on; a malformed queue fails its job with -EIO (a fault with
- * -EFAULT), bans its queue and leaves every other queue running.
+ * -EFAULT), a child kernel that faults fails it with -EFAULT and one that
+ * never ends with the job timeout's -ETIMEDOUT; each bans its queue and
+ * leaves every other queue running.
  */
 #include <string.h>
+#include <xf86drm.h>
 
 #include "igt.h"
 #include "igt_weft.h"
+#include "child_fault.h"	/* weft_child_fault_kernel, kernels/child_fault.s */
+#include "child_spin.h"		/* weft_child_spin_kernel, kernels/child_spin.s */
 
 IGT_TEST_DESCRIPTION("Tests for DRAIN_QUEUE, the batch command of "
 		     "device-side enqueue.");
@@ -77,6 +82,48 @@ static uint32_t put_marker(struct ctx *c, uint32_t signal, int wait)
 }
 
 /*
+ * Appends a kernel record: one work-item at SIMD 8 of the code at @code_va,
+ * whose argument buffer (the record's ARGS) holds @arg, signalling
+ * @signal; returns its offset in the buffer.
+ */
+static uint32_t put_kernel(struct ctx *c, uint64_t code_va, uint64_t arg,
+			   uint32_t signal)
+{
+	uint32_t off = *dq_word(c, WEFT_DEVQ_HEAD);
+	uint32_t rec = WEFT_DEVQ_HEADER_SIZE + off;
+	uint32_t len = WEFT_DEVQ_REC_ARGS + 16;
+	uint64_t args_va = c->dq->va + rec + WEFT_DEVQ_REC_ARGS;
+	/* code, arguments, SIMD, global and local size, offset, SLM, scratch */
+	const uint32_t dispatch[16] = {
+		(uint32_t)code_va, (uint32_t)(code_va >> 32),
+		(uint32_t)args_va, (uint32_t)(args_va >> 32), 8,
+		1, 1, 1, 1, 1, 1,
+	};
+
+	*dq_word(c, rec + WEFT_DEVQ_REC_LEN) = len;
+	*dq_word(c, rec + WEFT_DEVQ_REC_KIND) = WEFT_DEVQ_REC_KERNEL;
+	*dq_word(c, rec + WEFT_DEVQ_REC_SIGNAL) = signal;
+	memcpy(dq_word(c, rec + WEFT_DEVQ_REC_DISPATCH), dispatch,
+	       sizeof(dispatch));
+	memcpy(dq_word(c, rec + WEFT_DEVQ_REC_ARGS), &arg, sizeof(arg));
+	*dq_word(c, WEFT_DEVQ_HEAD) = off + len;
+	return rec;
+}
+
+/* @code in a read-only executable buffer at VA slot 4. */
+static struct weft_bo *code_bo(int fd, struct ctx *c, const uint32_t *code,
+			       size_t size)
+{
+	struct weft_bo *bo = weft_bo_new(fd, PAGE, c->t.vm,
+					 weft_test_va(&info, 4),
+					 DRM_WEFT_VM_BIND_OP_MAP_READONLY |
+					 DRM_WEFT_VM_BIND_OP_MAP_EXEC);
+
+	memcpy(bo->map, code, size);
+	return bo;
+}
+
+/*
  * In page @page of the batch buffer: DRAIN_QUEUE of @dq_va, then a
  * WRITE_DATA of 0x600d into the data page (which shows that the batch went
  * on after the drain).
@@ -105,22 +152,12 @@ static int drain(int fd, struct ctx *c, uint32_t queue, uint64_t dq_va)
 	return weft_submit_and_wait(fd, queue, batch, size);
 }
 
-/*
- * A bad drain on the test queue: @err, @status in the device queue's
- * header, the queue banned; another queue drains.
- */
-static void expect_bad_drain(int fd, struct ctx *c, uint64_t dq_va, int err,
-			     uint32_t status)
+/* The same VM's other queue drains a good device queue; the device lives. */
+static void expect_other_queue_drains(int fd, struct ctx *c)
 {
 	uint32_t other = weft_queue_create(fd, c->t.vm,
 					   DRM_WEFT_QUEUE_PRIORITY_NORMAL);
 
-	igt_assert_eq(drain(fd, c, c->t.queue, dq_va), err);
-	igt_assert_eq_u64(*(uint64_t *)c->t.data->map, 0);
-	igt_assert_eq_u32(*dq_word(c, WEFT_DEVQ_STATUS), status);
-	weft_assert_queue_banned(fd, c->t.queue);
-
-	/* The same VM's other queue drains a good device queue. */
 	memset(dq_word(c, WEFT_DEVQ_HEADER_SIZE), 0, QUEUE_SIZE);
 	*dq_word(c, WEFT_DEVQ_HEAD) = 0;
 	put_marker(c, 0, -1);
@@ -129,6 +166,25 @@ static void expect_bad_drain(int fd, struct ctx *c, uint64_t dq_va, int err,
 	igt_assert_eq_u64(*(uint64_t *)c->t.data->map, 0x600d);
 	weft_queue_destroy(fd, other);
 	weft_assert_device_alive(fd);
+}
+
+/*
+ * A bad drain on the test queue: @err, @status in the device queue's
+ * header, the queue banned; another queue drains.  Returns the header's
+ * ERROR_RECORD as the bad drain left it.
+ */
+static uint64_t expect_bad_drain(int fd, struct ctx *c, uint64_t dq_va,
+				 int err, uint32_t status)
+{
+	uint64_t error_record;
+
+	igt_assert_eq(drain(fd, c, c->t.queue, dq_va), err);
+	igt_assert_eq_u64(*(uint64_t *)c->t.data->map, 0);
+	igt_assert_eq_u32(*dq_word(c, WEFT_DEVQ_STATUS), status);
+	error_record = *(uint64_t *)dq_word(c, WEFT_DEVQ_ERROR_RECORD);
+	weft_assert_queue_banned(fd, c->t.queue);
+	expect_other_queue_drains(fd, c);
+	return error_record;
 }
 
 igt_main
@@ -203,6 +259,55 @@ igt_main
 	igt_subtest("drain-unmapped") {
 		ctx_init(fd, &c);
 		expect_bad_drain(fd, &c, weft_test_va(&info, 5), -EFAULT, 0);
+		ctx_fini(fd, &c);
+	}
+
+	igt_describe("Check that a child kernel that faults fails the parent's "
+		     "job with -EFAULT, that the device queue's header names "
+		     "the fault and the record, that the child's event never "
+		     "completes, and that the other queues keep running.");
+	igt_subtest("child-fault") {
+		struct weft_bo *code;
+		uint32_t rec;
+
+		ctx_init(fd, &c);
+		code = code_bo(fd, &c, weft_child_fault_kernel,
+			       sizeof(weft_child_fault_kernel));
+		rec = put_kernel(&c, code->va, weft_test_va(&info, 5), 1);
+		igt_assert_eq_u64(expect_bad_drain(fd, &c, c.dq->va, -EFAULT,
+						   WEFT_DEVQ_ERR_MMU_FAULT),
+				  c.dq->va + rec);
+		igt_assert_eq_u32(*dq_event(&c, 1), CL_SUBMITTED);
+		weft_bo_free(fd, code);
+		ctx_fini(fd, &c);
+	}
+
+	igt_describe("Check that a child kernel that never ends is stopped by "
+		     "the job timeout: the parent's job fails with -ETIMEDOUT, "
+		     "its queue is banned, the child's event never completes, "
+		     "and other queues and the device keep running.");
+	igt_subtest("child-hang") {
+		struct weft_bo *code;
+		uint32_t size, so;
+		uint64_t batch;
+		double start;
+
+		igt_require_f(weft_job_timeout_ms() <= 5000,
+			      "load weft.ko with job_timeout_ms <= 5000\n");
+		ctx_init(fd, &c);
+		code = code_bo(fd, &c, weft_child_spin_kernel,
+			       sizeof(weft_child_spin_kernel));
+		put_kernel(&c, code->va, 0, 1);
+		batch = drain_batch(&c, 0, c.dq->va, &size);
+		start = weft_now_s();
+		so = weft_submit_nowait(fd, c.t.queue, batch, size);
+		igt_assert_eq(weft_wait_hang(fd, so, start), -ETIMEDOUT);
+		drmSyncobjDestroy(fd, so);
+		igt_assert_eq_u64(*(uint64_t *)c.t.data->map, 0);
+		igt_assert_eq_u32(*dq_event(&c, 1), CL_SUBMITTED);
+		weft_assert_queue_banned(fd, c.t.queue);
+		expect_other_queue_drains(fd, &c);
+		weft_bo_free(fd, code);
 		ctx_fini(fd, &c);
 	}
 

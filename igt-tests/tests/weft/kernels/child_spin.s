@@ -1,0 +1,3 @@
+	# A child that never ends: it branches to itself.
+	bra .+0
+	end
