@@ -207,7 +207,7 @@ weft_enq_copy_literal(nir_builder *b, nir_def *dst, nir_def *literal, unsigned s
  * 0170): its own local memory, then each local-memory argument of the
  * block, aligned to the smaller of its size and 128 rounded up to a power
  * of two.  A size of 0 is CLK_INVALID_ARG_SIZE; past
- * CLK_DEVICE_LOCAL_MEM_SIZE (@max_local) is CLK_OUT_OF_RESOURCES.  The
+ * CL_DEVICE_LOCAL_MEM_SIZE (@max_local) is CLK_OUT_OF_RESOURCES.  The
  * slot area, the top of the SLM, is not part of it (weft_nir_passes.h).
  */
 struct weft_enq_local_mem {

@@ -6,10 +6,10 @@
  * GPU's native sub-group reductions and scans, shared local memory and
  * work-group barriers.
  *
- * The pass uses one 8-byte slot per sub-group of the work-group (the area
- * holds those of the largest work-group at SIMD 8) in the slot area at the top of the SLM
- * (weft_nir_slot_area_base), beyond the kernel's own shared memory and the
- * __local arguments.  Every collective:
+ * The pass uses one 8-byte slot per sub-group of the work-group in the
+ * slot area at the top of the SLM (weft_nir_slot_area_base), which holds
+ * those of the largest work-group at SIMD 8, beyond the kernel's own
+ * shared memory and its __local arguments.  Every collective:
  *
  *   barrier                 earlier collectives have read their slots
  *   slot[subgroup_id] = the sub-group's part (every lane stores the same)
