@@ -93,6 +93,30 @@ uint16_t *weft_ir_field_ptr(struct weft_inst *in, unsigned field);
  * names each vreg; ~0u in @first for a vreg nobody names. */
 void weft_ir_live_ranges(struct weft_ir *ir, unsigned *first, unsigned *last);
 
+/* A step of a walk over the structured program: @I opens a body (if,
+ * loop), ends one (else, endif, endloop: *@ended gets the depth of the
+ * body that ended, whose values dominate nothing after it), or neither;
+ * *@depth follows. */
+enum weft_ir_body { WEFT_IR_BODY_NONE, WEFT_IR_BODY_OPENS, WEFT_IR_BODY_ENDS };
+
+static inline enum weft_ir_body
+weft_ir_body_step(const struct weft_ir_instr *I, unsigned *depth, unsigned *ended)
+{
+   unsigned op = I->in.op;
+
+   if (op == WEFT_OP_ELSE || op == WEFT_OP_ENDIF || op == WEFT_OP_ENDLOOP) {
+      *ended = *depth;
+      if (op != WEFT_OP_ELSE && *depth)
+         (*depth)--;
+      return WEFT_IR_BODY_ENDS;
+   }
+   if (op == WEFT_OP_IF || op == WEFT_OP_LOOP) {
+      (*depth)++;
+      return WEFT_IR_BODY_OPENS;
+   }
+   return WEFT_IR_BODY_NONE;
+}
+
 /* Iterates over the register operands of @I: @od is the operand's
  * description, @is_def whether it is the destination. Immediates, special
  * registers and branch targets are skipped. */

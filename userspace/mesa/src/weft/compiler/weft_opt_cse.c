@@ -89,7 +89,7 @@ weft_ir_opt_cse(struct weft_ir *ir)
    struct hash_table *avail = _mesa_hash_table_create(mem, weft_cse_hash, weft_cse_equal);
    /* The instructions made available in each open body, innermost last. */
    struct weft_cse_scope { struct weft_ir_instr **v; unsigned n, cap; } *scopes;
-   unsigned depth = 0, max_depth = 1;
+   unsigned depth = 0, ended, max_depth = 1;
    bool progress = false;
 
    list_for_each_entry(struct weft_ir_instr, I, &ir->instrs, link) {
@@ -107,20 +107,17 @@ weft_ir_opt_cse(struct weft_ir *ir)
          if (!is_def && v && repl[v])
             I->vreg[od->field] = repl[v];
       }
-      if (op == WEFT_OP_ELSE || op == WEFT_OP_ENDIF || op == WEFT_OP_ENDLOOP) {
-         struct weft_cse_scope *s = &scopes[depth];
+      enum weft_ir_body body = weft_ir_body_step(I, &depth, &ended);
+
+      if (body == WEFT_IR_BODY_ENDS) {
+         struct weft_cse_scope *s = &scopes[ended];
 
          for (unsigned i = 0; i < s->n; i++)
             _mesa_hash_table_remove_key(avail, s->v[i]);
          s->n = 0;
-         if (op != WEFT_OP_ELSE && depth)
-            depth--;
-         continue;
       }
-      if (op == WEFT_OP_IF || op == WEFT_OP_LOOP) {
-         depth++;
+      if (body != WEFT_IR_BODY_NONE)
          continue;
-      }
       if (weft_is_copy(ir, I)) {
          repl[I->vreg[WEFT_IR_D]] = I->vreg[WEFT_IR_B];
          list_del(&I->link);

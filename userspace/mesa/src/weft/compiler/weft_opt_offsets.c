@@ -12,6 +12,14 @@
  * access goes to [t+off+imm] with t = a + c, when d serves only as an
  * address. Neighbouring accesses (in[i - 1], in[i], in[i + 1]) then have
  * the same t, which CSE (weft_opt_cse.c) computes once.
+ *
+ * Rows of a 2D grid come as a + ((x + y) << k) and a + ((x - y) << k)
+ * (in[i + n], in[i - n] beside in[i] at a + (x << k)): when x << k is
+ * computed already, in the same or an enclosing body, the add becomes
+ * (a + (x << k)) + (y << k), or - (y << k), since a left shift distributes
+ * over addition modulo 2^64. CSE then shares a + (x << k) with the access
+ * to the row itself and y << k between the two neighbours: three
+ * instructions where there were seven.
  */
 #include "util/ralloc.h"
 
@@ -118,19 +126,16 @@ weft_reassociable(struct weft_ir *ir, struct weft_ir_instr **def, const unsigned
    return NULL;
 }
 
-bool
-weft_ir_opt_fold_offsets(struct weft_ir *ir)
+/* The single definition of each value (vregs written once), and how often
+ * each is read, and read as an address: arrays of ir->num_vregs + 1 on
+ * @mem_ctx. */
+static struct weft_ir_instr **
+weft_offsets_defs(struct weft_ir *ir, void *mem_ctx, unsigned **reads, unsigned **address_reads)
 {
-   /* The vregs made here (num_vregs grows) have no entry: not defined by
-    * an add of an immediate as far as the chain below is concerned. */
-   unsigned nvregs = ir->num_vregs + 1;
-   struct weft_ir_instr **def = rzalloc_array(NULL, struct weft_ir_instr *, nvregs);
-   unsigned *reads = rzalloc_array(def, unsigned, ir->num_vregs + 1);
-   unsigned *address_reads = rzalloc_array(def, unsigned, ir->num_vregs + 1);
-   bool progress = false;
+   struct weft_ir_instr **def = rzalloc_array(mem_ctx, struct weft_ir_instr *, ir->num_vregs + 1);
 
-   /* The single definition of each value (vregs written once), and how
-    * often each is read, and read as an address. */
+   *reads = rzalloc_array(def, unsigned, ir->num_vregs + 1);
+   *address_reads = rzalloc_array(def, unsigned, ir->num_vregs + 1);
    list_for_each_entry(struct weft_ir_instr, I, &ir->instrs, link) {
       int f = weft_mem_field(I);
 
@@ -140,11 +145,160 @@ weft_ir_opt_fold_offsets(struct weft_ir *ir)
          if (is_def && d && !ir->vreg_multi[d] && !weft_ir_vreg_is_part(ir, d))
             def[d] = I;
          else if (!is_def)
-            reads[d]++;
+            (*reads)[d]++;
       }
       if (f >= 0)
-         address_reads[I->vreg[f]]++;
+         (*address_reads)[I->vreg[f]]++;
    }
+   return def;
+}
+
+static bool
+weft_is_int64_type(unsigned t)
+{
+   return t == WEFT_TYPE_U64 || t == WEFT_TYPE_S64;
+}
+
+/* @v's definition when it is a 64-bit @op read once (here), else NULL. */
+static struct weft_ir_instr *
+weft_single_use_def(const struct weft_ir *ir, struct weft_ir_instr **def, const unsigned *reads,
+                    unsigned nvregs, uint32_t v, unsigned op)
+{
+   struct weft_ir_instr *D = v && v < nvregs ? def[v] : NULL;
+
+   if (!D || D->in.op != op || !weft_is_int64_type(D->in.t) || reads[v] != 1)
+      return NULL;
+   for (unsigned f = WEFT_IR_A; f <= WEFT_IR_B; f++) {
+      if (D->vreg[f] && ir->vreg_multi[D->vreg[f]])
+         return NULL;
+   }
+   return D;
+}
+
+/* A 64-bit shl of a register by an immediate. */
+static bool
+weft_is_shl_imm64(const struct weft_ir *ir, const struct weft_ir_instr *I)
+{
+   return I->in.op == WEFT_OP_SHL && weft_is_int64_type(I->in.t) && I->vreg[WEFT_IR_A] &&
+          !I->vreg[WEFT_IR_B] && I->in.has_imm && !ir->vreg_multi[I->vreg[WEFT_IR_D]] &&
+          !ir->vreg_multi[I->vreg[WEFT_IR_A]];
+}
+
+/* The shift of @x by @k among the @n available ones, or NULL. */
+static struct weft_ir_instr *
+weft_available_shl(struct weft_ir_instr **avail, unsigned n, uint32_t x, uint32_t k)
+{
+   for (unsigned i = n; i-- > 0;) {
+      if (avail[i] && avail[i]->vreg[WEFT_IR_A] == x && avail[i]->in.imm == k)
+         return avail[i];
+   }
+   return NULL;
+}
+
+/* I: d = a + ((x + y) << k), or with y = -z; X: an available x << k.
+ * Emits before I: a + (x << k) and y (or z) << k, and I adds (subtracts)
+ * them. The old sum, shift and negation are read only by what is
+ * replaced: DCE removes them. */
+static void
+weft_distribute(struct weft_ir *ir, struct weft_ir_instr *I, uint32_t base,
+                struct weft_ir_instr *X, uint32_t y, struct weft_ir_instr *neg)
+{
+   uint32_t row = weft_ir_vreg(ir, 64), shifted = weft_ir_vreg(ir, 64);
+   struct weft_ir_instr *R = weft_ir_emit_at(ir, I, false, WEFT_OP_ADD, I->in.t);
+   struct weft_ir_instr *S = weft_ir_emit_at(ir, I, false, WEFT_OP_SHL, X->in.t);
+
+   weft_ir_set(R, WEFT_IR_D, row);
+   weft_ir_set(R, WEFT_IR_A, base);
+   weft_ir_set(R, WEFT_IR_B, X->vreg[WEFT_IR_D]);
+   weft_ir_set(S, WEFT_IR_D, shifted);
+   weft_ir_set(S, WEFT_IR_A, neg ? neg->vreg[WEFT_IR_A] : y);
+   weft_ir_set_imm(S, X->in.imm);
+   I->in.op = neg ? WEFT_OP_SUB : WEFT_OP_ADD;
+   weft_ir_set(I, WEFT_IR_A, row);
+   weft_ir_set(I, WEFT_IR_B, shifted);
+}
+
+/* I: d = a + ((x +- y) << k) with x << k among the @n available shifts:
+ * distributed. */
+static bool
+weft_distribute_add(struct weft_ir *ir, struct weft_ir_instr *I, struct weft_ir_instr **def,
+                    const unsigned *reads, unsigned nvregs, struct weft_ir_instr **avail,
+                    unsigned n)
+{
+   if (I->in.op != WEFT_OP_ADD || !weft_is_int64_type(I->in.t) || I->in.has_imm ||
+       I->in.has_lit || !I->vreg[WEFT_IR_D] || ir->vreg_multi[I->vreg[WEFT_IR_D]])
+      return false;
+   for (enum weft_ir_field f = WEFT_IR_A; f <= WEFT_IR_B; f++) {
+      uint32_t base = I->vreg[f == WEFT_IR_A ? WEFT_IR_B : WEFT_IR_A];
+      struct weft_ir_instr *S =
+         weft_single_use_def(ir, def, reads, nvregs, I->vreg[f], WEFT_OP_SHL);
+      struct weft_ir_instr *T =
+         S && weft_is_shl_imm64(ir, S)
+            ? weft_single_use_def(ir, def, reads, nvregs, S->vreg[WEFT_IR_A], WEFT_OP_ADD)
+            : NULL;
+
+      if (!base || ir->vreg_multi[base] || !T || T->in.has_imm || T->in.has_lit)
+         continue;
+      for (enum weft_ir_field xf = WEFT_IR_A; xf <= WEFT_IR_B; xf++) {
+         uint32_t x = T->vreg[xf], y = T->vreg[xf == WEFT_IR_A ? WEFT_IR_B : WEFT_IR_A];
+         struct weft_ir_instr *X = weft_available_shl(avail, n, x, S->in.imm);
+
+         if (X) {
+            weft_distribute(ir, I, base, X, y,
+                            weft_single_use_def(ir, def, reads, nvregs, y, WEFT_OP_NEG));
+            return true;
+         }
+      }
+   }
+   return false;
+}
+
+/* a + ((x +- y) << k) as (a + (x << k)) +- (y << k) where x << k is
+ * available: computed before, in the same or an enclosing body. */
+static bool
+weft_distribute_shifts(struct weft_ir *ir)
+{
+   void *mem = ralloc_context(NULL);
+   unsigned nvregs = ir->num_vregs + 1, *reads, *address_reads;
+   struct weft_ir_instr **def = weft_offsets_defs(ir, mem, &reads, &address_reads);
+   /* The shifts seen, each with the depth of its body; a body's end
+    * removes its own. */
+   struct weft_ir_instr **avail = ralloc_array(mem, struct weft_ir_instr *, 16);
+   unsigned *avail_depth = ralloc_array(mem, unsigned, 16);
+   unsigned n = 0, cap = 16, depth = 0, ended;
+   bool progress = false;
+
+   list_for_each_entry_safe(struct weft_ir_instr, I, &ir->instrs, link) {
+      enum weft_ir_body body = weft_ir_body_step(I, &depth, &ended);
+
+      while (body == WEFT_IR_BODY_ENDS && n && avail_depth[n - 1] >= ended)
+         n--;
+      if (body != WEFT_IR_BODY_NONE)
+         continue;
+      if (weft_is_shl_imm64(ir, I)) {
+         if (n == cap) {
+            cap *= 2;
+            avail = reralloc(mem, avail, struct weft_ir_instr *, cap);
+            avail_depth = reralloc(mem, avail_depth, unsigned, cap);
+         }
+         avail[n] = I;
+         avail_depth[n++] = depth;
+         continue;
+      }
+      progress |= weft_distribute_add(ir, I, def, reads, nvregs, avail, n);
+   }
+   ralloc_free(mem);
+   return progress;
+}
+
+bool
+weft_ir_opt_fold_offsets(struct weft_ir *ir)
+{
+   bool progress = weft_distribute_shifts(ir);
+   /* The vregs made here (num_vregs grows) have no entry: not defined by
+    * an add of an immediate as far as the chain below is concerned. */
+   unsigned nvregs = ir->num_vregs + 1, *reads, *address_reads;
+   struct weft_ir_instr **def = weft_offsets_defs(ir, NULL, &reads, &address_reads);
    list_for_each_entry(struct weft_ir_instr, I, &ir->instrs, link)
       progress |= weft_add_const_operand(def, I);
    list_for_each_entry(struct weft_ir_instr, I, &ir->instrs, link) {

@@ -41,11 +41,7 @@ test_narrow_offset(void)
    weft_ir_set(st, WEFT_IR_A, off);
    weft_ir_set(st, WEFT_IR_D, l);
    weft_ir_emit(ir, WEFT_OP_END, 0, 0);
-   CHECK(weft_ir_validate(ir, "test"));
-   CHECK(weft_ir_opt_narrow(ir));
-   CHECK(weft_ir_opt_cse(ir));
-   CHECK(weft_ir_opt_dce(ir));
-   CHECK(weft_ir_validate(ir, "after narrowing"));
+   check_pass_cse_dce(ir, weft_ir_opt_narrow);
    /* mov, shl.u32, add.u32, st.local, end */
    CHECK(list_length(&ir->instrs) == 5);
    struct weft_ir_instr *S = nth_instr(ir, 1), *A = nth_instr(ir, 2);

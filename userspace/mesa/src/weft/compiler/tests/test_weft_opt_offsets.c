@@ -132,11 +132,7 @@ test_reassociate(void)
    store(ir, b, l0->vreg[WEFT_IR_D], WEFT_TYPE_U32);
    store(ir, b, l2->vreg[WEFT_IR_D], WEFT_TYPE_U32);
    weft_ir_emit(ir, WEFT_OP_END, 0, 0);
-   CHECK(weft_ir_validate(ir, "test"));
-   CHECK(weft_ir_opt_fold_offsets(ir));
-   CHECK(weft_ir_opt_cse(ir));
-   CHECK(weft_ir_opt_dce(ir));
-   CHECK(weft_ir_validate(ir, "after reassociating"));
+   check_pass_cse_dce(ir, weft_ir_opt_fold_offsets);
    CHECK(l1->vreg[WEFT_IR_A] == l0->vreg[WEFT_IR_A] && l1->in.imm == (uint32_t)-4 &&
          l0->in.imm == 0);
    CHECK(l2->vreg[WEFT_IR_A] == kept && l2->in.imm == 0);
@@ -169,6 +165,114 @@ test_const_operand(void)
    ralloc_free(ir);
 }
 
+/* d = op(a, b) of 64-bit values; op(a, imm) when @b is 0. */
+static uint32_t
+op64(struct weft_ir *ir, unsigned op, uint32_t a, uint32_t b, uint64_t imm)
+{
+   uint32_t d = weft_ir_vreg(ir, 64);
+   struct weft_ir_instr *I = emit2(ir, op, WEFT_TYPE_U64, d, a, b);
+
+   if (!b && op != WEFT_OP_NEG)
+      weft_ir_set_imm(I, imm);
+   return d;
+}
+
+static unsigned
+count_ops(struct weft_ir *ir, unsigned op)
+{
+   unsigned n = 0;
+
+   list_for_each_entry(struct weft_ir_instr, I, &ir->instrs, link)
+      n += I->in.op == op;
+   return n;
+}
+
+/* A 5-point stencil's rows: in[i] at b + (i << 2), in[i - n] at
+ * b + ((i + -n) << 2) and in[i + n] at b + ((n + i) << 2). Distributed,
+ * CSE shares b + (i << 2) and n << 2: one shl and one add besides the
+ * row's own, and a sub; the negation dies. */
+static void
+test_distribute_rows(void)
+{
+   struct weft_ir *ir = weft_ir_create(NULL);
+   uint32_t b = sreg(ir, "args"), i = weft_ir_vreg(ir, 64), n = weft_ir_vreg(ir, 64);
+
+   emit2(ir, WEFT_OP_LD_GLOBAL, WEFT_TYPE_U64, i, b, 0);
+   emit2(ir, WEFT_OP_LD_GLOBAL, WEFT_TYPE_U64, n, b, 0)->in.imm = 8;
+   uint32_t row = op64(ir, WEFT_OP_ADD, b, op64(ir, WEFT_OP_SHL, i, 0, 2), 0);
+   struct weft_ir_instr *l0 = load(ir, row, 0);
+   uint32_t up = op64(ir, WEFT_OP_ADD, i, op64(ir, WEFT_OP_NEG, n, 0, 0), 0);
+   struct weft_ir_instr *l1 = load(ir, op64(ir, WEFT_OP_ADD, b, op64(ir, WEFT_OP_SHL, up, 0, 2), 0), 0);
+   uint32_t down = op64(ir, WEFT_OP_ADD, n, i, 0);
+   uint32_t down_addr = op64(ir, WEFT_OP_ADD, op64(ir, WEFT_OP_SHL, down, 0, 2), b, 0);
+   struct weft_ir_instr *l2 = load(ir, down_addr, 0);
+
+   store(ir, b, l0->vreg[WEFT_IR_D], WEFT_TYPE_U32);
+   store(ir, b, l1->vreg[WEFT_IR_D], WEFT_TYPE_U32);
+   store(ir, b, l2->vreg[WEFT_IR_D], WEFT_TYPE_U32);
+   weft_ir_emit(ir, WEFT_OP_END, 0, 0);
+   check_pass_cse_dce(ir, weft_ir_opt_fold_offsets);
+   CHECK(count_ops(ir, WEFT_OP_SHL) == 2);
+   CHECK(count_ops(ir, WEFT_OP_ADD) == 2);
+   CHECK(count_ops(ir, WEFT_OP_SUB) == 1);
+   CHECK(count_ops(ir, WEFT_OP_NEG) == 0);
+   /* Both neighbours step from the row by the same n << 2. */
+   struct weft_ir_instr *up_def = NULL, *down_def = NULL;
+   list_for_each_entry(struct weft_ir_instr, I, &ir->instrs, link) {
+      if (I->vreg[WEFT_IR_D] == l1->vreg[WEFT_IR_A])
+         up_def = I;
+      if (I->vreg[WEFT_IR_D] == l2->vreg[WEFT_IR_A])
+         down_def = I;
+   }
+   CHECK(up_def && up_def->in.op == WEFT_OP_SUB && up_def->vreg[WEFT_IR_A] == row);
+   CHECK(down_def && down_def->in.op == WEFT_OP_ADD);
+   CHECK(up_def && down_def &&
+         (down_def->vreg[WEFT_IR_A] == row || down_def->vreg[WEFT_IR_B] == row) &&
+         (down_def->vreg[WEFT_IR_A] == up_def->vreg[WEFT_IR_B] ||
+          down_def->vreg[WEFT_IR_B] == up_def->vreg[WEFT_IR_B]));
+   CHECK(weft_ir_ra(ir));
+   ralloc_free(ir);
+}
+
+/* Left alone: no shift of either term before (nothing to share), the
+ * shift only after the use, a shift in an if body that has ended, a sum
+ * read twice, a different shift count. */
+static void
+test_no_distribute(void)
+{
+   struct weft_ir *ir = weft_ir_create(NULL);
+   uint32_t b = sreg(ir, "args"), i = weft_ir_vreg(ir, 64), n = weft_ir_vreg(ir, 64);
+   uint32_t c = sreg(ir, "lane_id");
+
+   emit2(ir, WEFT_OP_LD_GLOBAL, WEFT_TYPE_U64, i, b, 0);
+   emit2(ir, WEFT_OP_LD_GLOBAL, WEFT_TYPE_U64, n, b, 0)->in.imm = 8;
+   /* Nothing shifted yet. */
+   load(ir, op64(ir, WEFT_OP_ADD, b, op64(ir, WEFT_OP_SHL, op64(ir, WEFT_OP_ADD, i, n, 0), 0, 2), 0), 0);
+   /* i << 3 inside an if that ends. */
+   struct weft_ir_instr *If = weft_ir_emit(ir, WEFT_OP_IF, 0, 0);
+
+   weft_ir_set(If, WEFT_IR_A, c);
+   load(ir, op64(ir, WEFT_OP_ADD, b, op64(ir, WEFT_OP_SHL, i, 0, 3), 0), 0);
+   If->target = weft_ir_emit(ir, WEFT_OP_ENDIF, 0, 0);
+   load(ir, op64(ir, WEFT_OP_ADD, b, op64(ir, WEFT_OP_SHL, op64(ir, WEFT_OP_ADD, i, n, 0), 0, 3), 0), 0);
+   /* i << 2 now exists (the first access's i + n << 2 is not i << 2). */
+   uint32_t i4 = op64(ir, WEFT_OP_SHL, i, 0, 2);
+   load(ir, op64(ir, WEFT_OP_ADD, b, i4, 0), 0);
+   /* A sum read twice. */
+   uint32_t twice = op64(ir, WEFT_OP_ADD, i, n, 0);
+   load(ir, op64(ir, WEFT_OP_ADD, b, op64(ir, WEFT_OP_SHL, twice, 0, 2), 0), 0);
+   store(ir, b, twice, WEFT_TYPE_U64);
+   /* Shifted by 4, not 2. */
+   load(ir, op64(ir, WEFT_OP_ADD, b, op64(ir, WEFT_OP_SHL, op64(ir, WEFT_OP_ADD, i, n, 0), 0, 4), 0), 0);
+   weft_ir_emit(ir, WEFT_OP_END, 0, 0);
+   CHECK(weft_ir_validate(ir, "test"));
+   unsigned before = list_length(&ir->instrs);
+   CHECK(!weft_ir_opt_fold_offsets(ir));
+   CHECK(list_length(&ir->instrs) == before);
+   CHECK(count_ops(ir, WEFT_OP_SUB) == 0);
+   ralloc_free(ir);
+}
+
 int
 main(void)
 {
@@ -177,5 +281,7 @@ main(void)
    RUN(test_no_fold);
    RUN(test_reassociate);
    RUN(test_const_operand);
+   RUN(test_distribute_rows);
+   RUN(test_no_distribute);
    return weft_test_summary();
 }

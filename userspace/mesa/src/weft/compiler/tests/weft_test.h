@@ -53,6 +53,18 @@ weft_test_summary(void)
    return weft_test_failed ? 1 : 0;
 }
 
+/* @pass on a valid @ir, then the CSE and DCE it leaves work for, each
+ * making progress; valid after. */
+static inline void
+check_pass_cse_dce(struct weft_ir *ir, bool (*pass)(struct weft_ir *))
+{
+   CHECK(weft_ir_validate(ir, "test"));
+   CHECK(pass(ir));
+   CHECK(weft_ir_opt_cse(ir));
+   CHECK(weft_ir_opt_dce(ir));
+   CHECK(weft_ir_validate(ir, "after the pass, CSE and DCE"));
+}
+
 /* d = op(a, b); no b when @b is 0. */
 static inline struct weft_ir_instr *
 emit2(struct weft_ir *ir, unsigned op, unsigned t, uint32_t d, uint32_t a, uint32_t b)
