@@ -287,15 +287,22 @@ weft_emit_alu(struct weft_ctx *ctx, nir_alu_instr *alu)
    I = weft_ir_emit(ctx->ir, m.op, t, 0);
    weft_ir_set(I, WEFT_IR_D, weft_def(ctx, &alu->def, 0));
 
-   /* Operands in the order of the table: a, b(i), c; mov has only b. */
+   /* Operands in the order of the table: a, b(i), c; mov has only b. A
+    * constant first operand of an operation that commutes goes second,
+    * where it can be an immediate. */
    static const enum weft_ir_field fields[] = { WEFT_IR_A, WEFT_IR_B, WEFT_IR_C };
    unsigned first = m.op == WEFT_OP_MOV ? 1 : 0;
-   for (unsigned i = 0; i < info->num_inputs; i++) {
-      enum weft_ir_field f = fields[first + i];
+   bool swap = info->num_inputs == 2 && weft_ir_op_commutes(m.op) &&
+               nir_src_is_const(alu->src[0].src) && !nir_src_is_const(alu->src[1].src);
+   for (unsigned k = 0; k < info->num_inputs; k++) {
+      unsigned i = swap ? 1 - k : k;
+      enum weft_ir_field f = fields[first + k];
       nir_src src = alu->src[i].src;
 
+      /* A float immediate is the value's bits; f64's imm32 would be its
+       * high half (isa.rst), which weft_ir_set_imm does not make. */
       if (f == WEFT_IR_B && weft_ir_op_has_srci(m.op) && nir_src_is_const(src) &&
-          m.is_signed != WEFT_KIND_FLOAT) {
+          (m.is_signed != WEFT_KIND_FLOAT || t == WEFT_TYPE_F32)) {
          uint64_t v = nir_src_comp_as_uint(src, alu->src[i].swizzle[0]);
          if (src.ssa->bit_size == 1)
             v = v ? 0xffffffffu : 0;

@@ -98,6 +98,19 @@ weft_ir_op_has_target(unsigned op)
 }
 
 bool
+weft_ir_op_commutes(unsigned op)
+{
+   switch (op) {
+   case WEFT_OP_ADD: case WEFT_OP_MUL: case WEFT_OP_MUL_HI: case WEFT_OP_AND:
+   case WEFT_OP_OR: case WEFT_OP_XOR: case WEFT_OP_MIN: case WEFT_OP_MAX:
+   case WEFT_OP_SET_EQ: case WEFT_OP_SET_NE: case WEFT_OP_FADD: case WEFT_OP_FMUL:
+      return true;
+   default:
+      return false;
+   }
+}
+
+bool
 weft_ir_op_has_srci(unsigned op)
 {
    struct weft_inst in = { .op = op };

@@ -85,6 +85,10 @@ struct weft_ir_instr *weft_ir_emit_at(struct weft_ir *ir, struct weft_ir_instr *
 void weft_ir_set(struct weft_ir_instr *I, enum weft_ir_field f, uint32_t vreg);
 void weft_ir_set_imm(struct weft_ir_instr *I, uint64_t imm);
 bool weft_ir_op_has_srci(unsigned op);
+/* Operations whose two sources commute, bit for bit: the integer ones,
+ * and fadd and fmul, whose NaN results are the default NaN whichever
+ * operand is one (execution.rst, "Floats"). */
+bool weft_ir_op_commutes(unsigned op);
 bool weft_ir_has_side_effects(const struct weft_ir_instr *I);
 /* The struct weft_inst field (d, a, b, c) an operand's WEFT_FIELD_* names. */
 uint16_t *weft_ir_field_ptr(struct weft_inst *in, unsigned field);

@@ -30,20 +30,6 @@ weft_cse_candidate(const struct weft_ir *ir, const struct weft_ir_instr *I)
    return I->vreg[WEFT_IR_D] != 0;
 }
 
-/* Integer operations whose two register sources commute. */
-static bool
-weft_cse_commutes(unsigned op)
-{
-   switch (op) {
-   case WEFT_OP_ADD: case WEFT_OP_MUL: case WEFT_OP_MUL_HI: case WEFT_OP_AND:
-   case WEFT_OP_OR: case WEFT_OP_XOR: case WEFT_OP_MIN: case WEFT_OP_MAX:
-   case WEFT_OP_SET_EQ: case WEFT_OP_SET_NE:
-      return true;
-   default:
-      return false;
-   }
-}
-
 static uint32_t
 weft_cse_hash(const void *key)
 {
@@ -126,7 +112,7 @@ weft_ir_opt_cse(struct weft_ir *ir)
       }
       if (!weft_cse_candidate(ir, I))
          continue;
-      if (weft_cse_commutes(op) && I->vreg[WEFT_IR_B] && I->vreg[WEFT_IR_B] < I->vreg[WEFT_IR_A]) {
+      if (weft_ir_op_commutes(op) && I->vreg[WEFT_IR_B] && I->vreg[WEFT_IR_B] < I->vreg[WEFT_IR_A]) {
          uint32_t a = I->vreg[WEFT_IR_A];
 
          I->vreg[WEFT_IR_A] = I->vreg[WEFT_IR_B];

@@ -202,6 +202,57 @@ test_after_failures(void)
    ralloc_free(nir);
 }
 
+static nir_def *
+op_fmul_const_first(nir_builder *b, nir_def *x)
+{
+   return nir_fmul(b, nir_imm_float(b, 3.0f), x);
+}
+
+static nir_def *
+op_dmul_const_first(nir_builder *b, nir_def *x)
+{
+   return nir_f2f32(b, nir_fmul(b, nir_imm_double(b, 3.0), nir_f2f64(b, x)));
+}
+
+/* The line of @disasm that holds @what, copied into @line. */
+static bool
+disasm_line(const char *disasm, const char *what, char *line, size_t size)
+{
+   const char *at = strstr(disasm, what), *start, *end;
+
+   if (!at)
+      return false;
+   for (start = at; start > disasm && start[-1] != '\n'; start--)
+      ;
+   end = strchr(at, '\n');
+   snprintf(line, size, "%.*s", (int)((end ? end : at + strlen(at)) - start), start);
+   return true;
+}
+
+/* A constant first operand of fmul becomes its immediate (f32: the bits),
+ * without a mov; an f64 constant stays in registers (imm32 would be its
+ * high half). */
+static void
+test_constant_operands(void)
+{
+   nir_shader *f32 = build_kernel("fmul3", op_fmul_const_first);
+   nir_shader *f64 = build_kernel("dmul3", op_dmul_const_first);
+   struct weft_shader *shader = weft_compile_nir(f32, NULL);
+   char line[256];
+
+   CHECK(shader && disasm_line(shader->disasm, "fmul.f32", line, sizeof(line)) &&
+         strstr(line, ", 0x40400000"));
+   CHECK(shader && !strstr(shader->disasm, "mov.u32"));
+   weft_shader_destroy(shader);
+
+   shader = weft_compile_nir(f64, NULL);
+   CHECK(shader && disasm_line(shader->disasm, "fmul.f64", line, sizeof(line)) &&
+         !strstr(line, "0x"));
+   weft_shader_destroy(shader);
+   ralloc_free(f32);
+   ralloc_free(f64);
+}
+
 int
 main(void)
 {
@@ -212,6 +263,7 @@ main(void)
    RUN(test_too_much_private_memory);
    RUN(test_after_failures);
    RUN(test_native_ops);
+   RUN(test_constant_operands);
    glsl_type_singleton_decref();
    return weft_test_summary();
 }
