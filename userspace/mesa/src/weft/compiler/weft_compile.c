@@ -250,8 +250,10 @@ weft_build_ir(nir_shader *nir, void *mem_ctx, bool optimize, const char **why)
    if (optimize)
       weft_ir_opt_narrow(ir);
    weft_ir_opt_fold_offsets(ir);
-   if (optimize)
+   if (optimize) {
       weft_ir_opt_cse(ir);
+      weft_ir_opt_coalesce_copies(ir);
+   }
    weft_ir_opt_dce(ir);
    if (optimize)
       weft_ir_opt_vectorize(ir);

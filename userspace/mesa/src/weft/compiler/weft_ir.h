@@ -145,6 +145,10 @@ bool weft_ir_opt_dce(struct weft_ir *ir);
 bool weft_ir_opt_fold_offsets(struct weft_ir *ir);
 /* weft_opt_cse.c: copy propagation and common-subexpression elimination. */
 bool weft_ir_opt_cse(struct weft_ir *ir);
+/* weft_opt_copies.c: a copy into a value written more than once, right
+ * after its source's only definition, or out of one, right before its
+ * only reader, goes. */
+bool weft_ir_opt_coalesce_copies(struct weft_ir *ir);
 /* weft_opt_narrow.c: the low half of 64-bit integer arithmetic on 32-bit
  * values (ids) computed in 32 bits. */
 bool weft_ir_opt_narrow(struct weft_ir *ir);
