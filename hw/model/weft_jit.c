@@ -295,6 +295,8 @@ struct gen {
 	LLVMValueRef dispatch_phi, exit_phi;
 	bool slow_path;				/* emitting a translated access's slow path */
 	bool full;				/* emitting a block's variant for all lanes on */
+	bool by_handlers;			/* emitting a block's variant of handler calls */
+	uint8_t *nested;			/* word index lies inside an if or loop construct */
 };
 
 static LLVMValueRef c32(struct gen *g, uint64_t v)
@@ -737,7 +739,8 @@ static void emit_helper(struct gen *g, unsigned i, const struct weft_inst *in)
 	LLVMValueRef args[4], r;
 	LLVMBasicBlockRef bad = new_block(g, "fault"), ok = new_block(g, "ok");
 
-	count_fallback(g, in, g->slow_path ? PROF_SLOW : PROF_HANDLER);
+	if (!g->by_handlers)
+		count_fallback(g, in, g->slow_path ? PROF_SLOW : PROF_HANDLER);
 	inst_rows(in, use);
 	flush(g, use, 1);
 	args[0] = g->x;
@@ -1854,7 +1857,7 @@ static bool emit_inst(struct gen *g, unsigned i)
 	case WEFT_CLASS_NOP:
 		break;
 	default:
-		if (!weft_jit_native(in))
+		if (g->by_handlers || !weft_jit_native(in))
 			emit_helper(g, i, in);
 		else if (is_mem(in))
 			emit_mem(g, i, in);
@@ -1925,9 +1928,37 @@ static void emit_insts(struct gen *g, unsigned first)
 }
 
 /*
+ * Which words lie inside an if or a loop construct, in address order: the
+ * constructs nest in the code as in the source.  Outside them the mask is
+ * the one the turn started with, which is every lane but in a partial
+ * sub-group or a malformed program.
+ */
+static void find_nested(const struct kernel *k, uint8_t *nested)
+{
+	unsigned depth = 0;
+
+	for (unsigned i = 0; i < k->nw; i++) {
+		const struct weft_inst *in = &k->insts[i];
+
+		nested[i] = depth > 0;
+		if (!k->start[i])
+			continue;
+		if (in->op == WEFT_OP_IF || in->op == WEFT_OP_LOOP)
+			depth++;
+		else if ((in->op == WEFT_OP_ENDIF || in->op == WEFT_OP_ENDLOOP) && depth)
+			depth--;
+	}
+}
+
+/*
  * The block at @first, twice: for a sub-group with every lane on (the mask
  * does not change inside a block), where a register write is the new value
- * itself, and for any mask, where it is a select against the old value.
+ * itself, and for any mask.  Inside an if or a loop, that second variant
+ * is host code too, where a write is a select against the old value;
+ * outside (only a partial sub-group runs it, or a malformed program), a
+ * call of the interpreter's handler per instruction, which is much less
+ * IR to compile: the translation time of the second variant goes where
+ * the mask can really change.
  */
 static void emit_block(struct gen *g, unsigned first)
 {
@@ -1954,7 +1985,9 @@ static void emit_block(struct gen *g, unsigned first)
 	emit_insts(g, first);
 	g->full = false;
 	block_start(g, some);
+	g->by_handlers = !g->nested[first];
 	emit_insts(g, first);
+	g->by_handlers = false;
 }
 
 static void build(struct gen *g, const char *name)
@@ -1970,7 +2003,9 @@ static void build(struct gen *g, const char *name)
 	g->x = LLVMGetParam(g->fn, 0);
 	g->leader = calloc(k->nw, 1);
 	g->blk = calloc(k->nw, sizeof(*g->blk));
+	g->nested = calloc(k->nw, 1);
 	find_leaders(k, g->leader);
+	find_nested(k, g->nested);
 	entry = new_block(g, "entry");
 	g->dispatch = new_block(g, "dispatch");
 	g->exit = new_block(g, "exit");
@@ -2012,6 +2047,7 @@ static void build(struct gen *g, const char *name)
 		if (g->blk[i])
 			emit_block(g, i);
 	free(g->blk);
+	free(g->nested);
 	free(g->leader);
 }
 
