@@ -61,6 +61,7 @@ struct weft_job {
 	_Atomic uint64_t next, insts;
 	_Atomic int abort;
 	bool translate;			/* runs translated (use_translator()) */
+	bool optimize;			/* ... by the optimizing tier */
 	unsigned workers_in;		/* workers running its groups (pool lock) */
 	pthread_cond_t done;
 	pthread_mutex_t err_lock;
@@ -114,10 +115,11 @@ struct weft_pool {
 	uint64_t next_id;
 	bool quit;
 	enum weft_jit_mode jit_mode;
+	uint64_t jit_opt_items;		/* work-items from which the optimizing tier translates */
 	struct weft_jit *jit;		/* NULL: the interpreter only */
 	/* Work-items dispatched per kernel (code, SIMD width and page table
-	 * root), for WEFT_JIT_AUTO; a kernel that shares a slot with another
-	 * only starts counting again. */
+	 * root), for WEFT_JIT_AUTO and the optimizing tier; a kernel that
+	 * shares a slot with another only starts counting again. */
 	struct { uint64_t key, items; } seen[JIT_SEEN_SLOTS];
 };
 
@@ -1876,24 +1878,27 @@ static struct weft_job *pick(struct weft_pool *p)
  * always, or in the default mode once its kernel has been dispatched with
  * WEFT_JIT_MIN_ITEMS work-items in all, this dispatch's included, so that
  * the many tiny dispatches of a test suite do not pay for translations
- * they would never repay.  Pool lock held.
+ * they would never repay; by the optimizing tier once it has been
+ * dispatched with jit_opt_items (WEFT_JIT_OPT_ITEMS) in all, where the
+ * slower translation pays for itself.  Pool lock held.
  */
-static bool use_translator(struct weft_pool *p, const struct weft_dispatch_params *dp)
+static void use_translator(struct weft_pool *p, const struct weft_dispatch_params *dp,
+			   struct weft_job *j)
 {
 	uint64_t items = (uint64_t)dp->gsize[0] * dp->gsize[1] * dp->gsize[2];
 	uint64_t key = (dp->code ^ dp->root * 0x9e3779b97f4a7c15ull) + dp->simd;
 	unsigned slot = (unsigned)((key * 0x9e3779b97f4a7c15ull) >> 58) % JIT_SEEN_SLOTS;
 
+	j->translate = j->optimize = false;
 	if (!p->jit)
-		return false;
-	if (p->jit_mode == WEFT_JIT_ALWAYS)
-		return true;
+		return;
 	if (p->seen[slot].key != key) {
 		p->seen[slot].key = key;
 		p->seen[slot].items = 0;
 	}
 	p->seen[slot].items += items;
-	return p->seen[slot].items >= WEFT_JIT_MIN_ITEMS;
+	j->translate = p->jit_mode == WEFT_JIT_ALWAYS || p->seen[slot].items >= WEFT_JIT_MIN_ITEMS;
+	j->optimize = p->seen[slot].items >= p->jit_opt_items;
 }
 
 static void run_some(struct weft_worker *w, struct weft_job *j)
@@ -1911,7 +1916,8 @@ static void run_some(struct weft_worker *w, struct weft_job *j)
 		weft_jit_put(w->pool->jit, ws->jit_ref);
 		ws->jit_ref = NULL;
 		ws->jit = j->translate ?
-			  weft_jit_get(w->pool->jit, &ws->mmu, j->dp->code, j->dp->simd, &ws->jit_ref) :
+			  weft_jit_get(w->pool->jit, &ws->mmu, j->dp->code, j->dp->simd, j->optimize,
+				       &ws->jit_ref) :
 			  NULL;
 	}
 	if (w->regs_job != j->id) {
@@ -2000,6 +2006,7 @@ struct weft_pool *weft_pool_create(struct weft_model *m, unsigned threads)
 		return NULL;
 	p->m = m;
 	p->jit_mode = weft_jit_mode_from_env();
+	p->jit_opt_items = weft_jit_opt_items_from_env();
 	if (p->jit_mode != WEFT_JIT_OFF)
 		p->jit = weft_jit_create();
 	p->w = calloc(threads, sizeof(*p->w));
@@ -2075,7 +2082,7 @@ void weft_pool_dispatch(struct weft_pool *p, unsigned slot, const struct weft_di
 
 	pthread_mutex_lock(&p->lock);
 	j.id = ++p->next_id;
-	j.translate = use_translator(p, dp);
+	use_translator(p, dp, &j);
 	p->jobs[j.slot] = &j;
 	/* A queue that was idle neither saved up turns nor lost them. */
 	if (p->pass[j.slot] < p->vtime)

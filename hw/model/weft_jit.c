@@ -2,8 +2,10 @@
 /*
  * The translator (weft_jit.h): a kernel binary becomes one LLVM function per
  * SIMD width, built through LLVM's C API, cleaned by early CSE and compiled
- * for the host CPU by ORC's LLJIT without code-generation optimizations:
- * translation time comes first (execution.rst, "The translator").
+ * for the host CPU by ORC's LLJIT in one of two tiers: without
+ * code-generation optimizations, where translation time comes first, or
+ * with them for kernels dispatched with many work-items in all
+ * (execution.rst, "The translator").
  *
  * - The kernel is found by following its control flow from the entry (both
  *   ways of every conditional jump) and split into basic blocks.  A turn
@@ -86,13 +88,20 @@ struct weft_jit_code {
 	struct kernel k;
 	weft_jit_fn fn;
 	LLVMOrcResourceTrackerRef rt;	/* owns its machine code */
+	bool optimized;			/* by the optimizing tier */
 	unsigned refs;			/* dispatches of workers that run it */
 	uint64_t last_use;		/* weft_jit.uses at its last lookup */
 };
 
+/*
+ * The two tiers: code generation without optimizations for most kernels,
+ * with them for the long-running ones (execution.rst).
+ */
+enum { TIER_FAST, TIER_OPT, TIERS };
+
 struct weft_jit {
 	pthread_mutex_t lock;
-	LLVMOrcLLJITRef lljit;
+	LLVMOrcLLJITRef lljit[TIERS];
 	LLVMTargetMachineRef tm;
 	struct weft_jit_code **cache;
 	unsigned ncache, max;
@@ -2061,7 +2070,7 @@ static void report(const char *what, LLVMErrorRef err)
 
 /* Translates @k into @rt's machine code; NULL on failure (the kernel interprets). */
 static weft_jit_fn translate(struct weft_jit *j, const struct kernel *k, uint64_t serial,
-			     LLVMOrcResourceTrackerRef rt)
+			     unsigned tier, LLVMOrcResourceTrackerRef rt)
 {
 	LLVMOrcThreadSafeContextRef tsc = LLVMOrcCreateNewThreadSafeContext();
 	struct gen g = { .C = LLVMOrcThreadSafeContextGetContext(tsc), .k = k, .NL = k->simd };
@@ -2074,7 +2083,7 @@ static weft_jit_fn translate(struct weft_jit *j, const struct kernel *k, uint64_
 
 	snprintf(name, sizeof(name), "weft_kernel_%llu", (unsigned long long)serial);
 	g.mod = LLVMModuleCreateWithNameInContext(name, g.C);
-	LLVMSetTarget(g.mod, LLVMOrcLLJITGetTripleString(j->lljit));
+	LLVMSetTarget(g.mod, LLVMOrcLLJITGetTripleString(j->lljit[tier]));
 	td = LLVMCreateTargetDataLayout(j->tm);
 	dl = LLVMCopyStringRepOfTargetData(td);
 	LLVMSetDataLayout(g.mod, dl);
@@ -2101,13 +2110,13 @@ static weft_jit_fn translate(struct weft_jit *j, const struct kernel *k, uint64_
 	}
 	tsm = LLVMOrcCreateNewThreadSafeModule(g.mod, tsc);
 	LLVMOrcDisposeThreadSafeContext(tsc);	/* the module keeps it alive */
-	err = LLVMOrcLLJITAddLLVMIRModuleWithRT(j->lljit, rt, tsm);
+	err = LLVMOrcLLJITAddLLVMIRModuleWithRT(j->lljit[tier], rt, tsm);
 	if (err) {
 		report("adding the module", err);
 		LLVMOrcDisposeThreadSafeModule(tsm);
 		return NULL;
 	}
-	err = LLVMOrcLLJITLookup(j->lljit, &addr, name);
+	err = LLVMOrcLLJITLookup(j->lljit[tier], &addr, name);
 	if (err) {
 		report("compiling", err);
 		return NULL;
@@ -2201,23 +2210,50 @@ static LLVMTargetMachineRef host_machine(LLVMCodeGenOptLevel level)
 	return tm;
 }
 
+/* The optimizing tier's code generation (WEFT_MODEL_JIT_OPT, execution.rst). */
 static LLVMCodeGenOptLevel codegen_level_from_env(void)
 {
 	const char *v = getenv("WEFT_MODEL_JIT_OPT");
 
+	if (v && *v == '0')
+		return LLVMCodeGenLevelNone;
 	if (v && *v == '1')
 		return LLVMCodeGenLevelLess;
-	if (v && *v == '2')
-		return LLVMCodeGenLevelDefault;
-	return LLVMCodeGenLevelNone;
+	return LLVMCodeGenLevelDefault;
+}
+
+uint64_t weft_jit_opt_items_from_env(void)
+{
+	const char *v = getenv("WEFT_MODEL_JIT_OPT_ITEMS");
+
+	return v && *v ? strtoull(v, NULL, 0) : WEFT_JIT_OPT_ITEMS;
+}
+
+/* The LLJIT of one tier, whose code generation is at @level. */
+static LLVMOrcLLJITRef create_lljit(LLVMCodeGenOptLevel level)
+{
+	LLVMTargetMachineRef tm = host_machine(level);
+	LLVMOrcLLJITBuilderRef builder;
+	LLVMOrcLLJITRef lljit;
+	LLVMErrorRef err;
+
+	if (!tm)
+		return NULL;
+	/* The builder takes the target machine, and LLJIT the builder. */
+	builder = LLVMOrcCreateLLJITBuilder();
+	LLVMOrcLLJITBuilderSetJITTargetMachineBuilder(builder,
+		LLVMOrcJITTargetMachineBuilderCreateFromTargetMachine(tm));
+	err = LLVMOrcCreateLLJIT(&lljit, builder);
+	if (err) {
+		report("LLJIT", err);
+		return NULL;
+	}
+	return lljit;
 }
 
 struct weft_jit *weft_jit_create(void)
 {
 	struct weft_jit *j;
-	LLVMTargetMachineRef jit_tm;
-	LLVMOrcLLJITBuilderRef builder;
-	LLVMErrorRef err;
 
 	pthread_once(&llvm_once, llvm_init);
 	if (!llvm_ok)
@@ -2231,22 +2267,10 @@ struct weft_jit *weft_jit_create(void)
 		j->max = (unsigned)atoi(getenv("WEFT_MODEL_JIT_CACHE"));
 	j->cache = calloc(j->max, sizeof(*j->cache));
 	/* Translation time matters more than the last cycles (execution.rst). */
-	j->tm = host_machine(codegen_level_from_env());
-	jit_tm = host_machine(codegen_level_from_env());
-	if (!j->cache || !j->tm || !jit_tm) {
-		if (jit_tm)
-			LLVMDisposeTargetMachine(jit_tm);
-		weft_jit_destroy(j);
-		return NULL;
-	}
-	/* The builder takes the target machine, and LLJIT the builder. */
-	builder = LLVMOrcCreateLLJITBuilder();
-	LLVMOrcLLJITBuilderSetJITTargetMachineBuilder(builder,
-		LLVMOrcJITTargetMachineBuilderCreateFromTargetMachine(jit_tm));
-	err = LLVMOrcCreateLLJIT(&j->lljit, builder);
-	if (err) {
-		report("LLJIT", err);
-		j->lljit = NULL;
+	j->tm = host_machine(LLVMCodeGenLevelNone);
+	j->lljit[TIER_FAST] = create_lljit(LLVMCodeGenLevelNone);
+	j->lljit[TIER_OPT] = create_lljit(codegen_level_from_env());
+	if (!j->cache || !j->tm || !j->lljit[TIER_FAST] || !j->lljit[TIER_OPT]) {
 		weft_jit_destroy(j);
 		return NULL;
 	}
@@ -2265,8 +2289,9 @@ void weft_jit_destroy(struct weft_jit *j)
 	free(j->cache);
 	if (j->tm)
 		LLVMDisposeTargetMachine(j->tm);
-	if (j->lljit)
-		LLVMOrcDisposeLLJIT(j->lljit);
+	for (unsigned t = 0; t < TIERS; t++)
+		if (j->lljit[t])
+			LLVMOrcDisposeLLJIT(j->lljit[t]);
 	pthread_mutex_destroy(&j->lock);
 	free(j);
 }
@@ -2299,7 +2324,7 @@ static bool evict_one(struct weft_jit *j)
 }
 
 /* A new translation of @k (which it then owns); NULL: @k interprets (and is freed). */
-static struct weft_jit_code *add_translation(struct weft_jit *j, struct kernel *k)
+static struct weft_jit_code *add_translation(struct weft_jit *j, struct kernel *k, bool optimize)
 {
 	struct weft_jit_code *c;
 	struct timespec t0, t1;
@@ -2309,9 +2334,10 @@ static struct weft_jit_code *add_translation(struct weft_jit *j, struct kernel *
 		return NULL;
 	}
 	c->k = *k;
-	c->rt = LLVMOrcJITDylibCreateResourceTracker(LLVMOrcLLJITGetMainJITDylib(j->lljit));
+	c->optimized = optimize;
+	c->rt = LLVMOrcJITDylibCreateResourceTracker(LLVMOrcLLJITGetMainJITDylib(j->lljit[optimize ? TIER_OPT : TIER_FAST]));
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
-	c->fn = translate(j, &c->k, j->serial++, c->rt);
+	c->fn = translate(j, &c->k, j->serial++, optimize ? TIER_OPT : TIER_FAST, c->rt);
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
 	j->stats.translate_ns += (uint64_t)(t1.tv_sec - t0.tv_sec) * 1000000000ull +
 				 (uint64_t)t1.tv_nsec - (uint64_t)t0.tv_nsec;
@@ -2327,6 +2353,7 @@ static struct weft_jit_code *add_translation(struct weft_jit *j, struct kernel *
 	}
 	j->cache[j->ncache++] = c;
 	j->stats.translated++;
+	j->stats.optimized += optimize;
 	for (unsigned i = 0; i < c->k.nw; i++)
 		if (c->k.start[i])
 			weft_jit_native(&c->k.insts[i]) ? j->stats.native++ : j->stats.helper++;
@@ -2334,7 +2361,7 @@ static struct weft_jit_code *add_translation(struct weft_jit *j, struct kernel *
 }
 
 weft_jit_fn weft_jit_get(struct weft_jit *j, struct weft_mmu *mmu, uint64_t code, unsigned simd,
-			 struct weft_jit_code **ref)
+			 bool optimize, struct weft_jit_code **ref)
 {
 	struct weft_jit_code *c = NULL;
 	struct kernel k;
@@ -2348,14 +2375,14 @@ weft_jit_fn weft_jit_get(struct weft_jit *j, struct weft_mmu *mmu, uint64_t code
 	}
 	pthread_mutex_lock(&j->lock);
 	for (unsigned i = 0; i < j->ncache && !c; i++) {
-		if (same_kernel(&j->cache[i]->k, &k)) {
+		if (j->cache[i]->optimized == optimize && same_kernel(&j->cache[i]->k, &k)) {
 			c = j->cache[i];
 			j->stats.cache_hits++;
 			kernel_free(&k);
 		}
 	}
 	if (!c)
-		c = add_translation(j, &k);
+		c = add_translation(j, &k, optimize);
 	if (c) {
 		c->refs++;
 		c->last_use = ++j->uses;

@@ -60,11 +60,19 @@ enum weft_jit_mode {
 	WEFT_JIT_ALWAYS,	/* "1": every dispatch */
 };
 #define WEFT_JIT_MIN_ITEMS	65536
+/*
+ * Work-items of a kernel's dispatches in all from which its translation
+ * is compiled by the optimizing tier (WEFT_MODEL_JIT_OPT_ITEMS sets
+ * another count; execution.rst).
+ */
+#define WEFT_JIT_OPT_ITEMS	(1ull << 24)
 
 struct weft_jit;
 
 /* The mode from the environment. */
 enum weft_jit_mode weft_jit_mode_from_env(void);
+/* WEFT_MODEL_JIT_OPT_ITEMS, else WEFT_JIT_OPT_ITEMS. */
+uint64_t weft_jit_opt_items_from_env(void);
 /* NULL when the host has no usable LLVM target (then everything interprets). */
 struct weft_jit *weft_jit_create(void);
 void weft_jit_destroy(struct weft_jit *j);
@@ -74,13 +82,14 @@ struct weft_jit_code;
 /*
  * The translation of the kernel at @code for @simd lanes, read through @mmu
  * (EXEC access): from the cache when a kernel with the same instructions
- * was translated before, else translated now.  NULL: run it on the
+ * was translated before by the same tier (@optimize: the optimizing one),
+ * else translated now.  NULL: run it on the
  * interpreter (code that does not fetch or decode, which the interpreter
  * then reports where it meets it, or a kernel too large).  Else *@ref
  * keeps the translation from eviction until weft_jit_put().  Thread-safe.
  */
 weft_jit_fn weft_jit_get(struct weft_jit *j, struct weft_mmu *mmu, uint64_t code, unsigned simd,
-			 struct weft_jit_code **ref);
+			 bool optimize, struct weft_jit_code **ref);
 /* The caller no longer runs @ref (NULL: nothing). */
 void weft_jit_put(struct weft_jit *j, struct weft_jit_code *ref);
 

@@ -77,6 +77,7 @@ void weft_model_wait_idle(struct weft_model *m);
  */
 struct weft_model_jit_stats {
 	uint64_t translated;	/* kernels translated */
+	uint64_t optimized;	/* ... of them by the optimizing tier */
 	uint64_t cache_hits;	/* dispatches (per worker) that found their translation */
 	uint64_t interpreted;	/* lookups of a kernel that cannot be translated: interpreted */
 	uint64_t native;	/* instructions of translated kernels that became host vector code */

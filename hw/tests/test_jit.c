@@ -28,19 +28,28 @@ static struct env *ref, *jit;	/* interpreter, translator */
 static uint64_t code_va, args_va, dump_va, ro_va;
 static uint64_t *code[2], *args[2];
 
-static struct env *make(const char *mode)
+/* A model in WEFT_MODEL_JIT=@mode whose optimizing tier starts at @opt_items (NULL: the default). */
+static struct env *make_tiered(const char *mode, const char *opt_items)
 {
 	struct env *e;
 
 	setenv("WEFT_MODEL_JIT", mode, 1);
 	/* A small cache: the kernels below evict each other. */
 	setenv("WEFT_MODEL_JIT_CACHE", "8", 1);
+	if (opt_items)
+		setenv("WEFT_MODEL_JIT_OPT_ITEMS", opt_items, 1);
 	e = env_create_mem(1, 2000000, MEM_SIZE);
 	unsetenv("WEFT_MODEL_JIT");
 	unsetenv("WEFT_MODEL_JIT_CACHE");
+	unsetenv("WEFT_MODEL_JIT_OPT_ITEMS");
 	if (env_ready(e) != WEFT_DEVICE_RUNNING)
 		abort();
 	return e;
+}
+
+static struct env *make(const char *mode)
+{
+	return make_tiered(mode, NULL);
 }
 
 /* Runs @d on both models; checks that they agree. */
@@ -650,12 +659,13 @@ static void t_default_mode(void)
 	env_destroy(e);
 }
 
-int main(void)
+/* The two models, and the buffers every test shares, mapped at the same VAs in both. */
+static void setup(const char *opt_items)
 {
 	void *h[2];
 
 	ref = make("0");
-	jit = make("1");
+	jit = make_tiered("1", opt_items);
 	code_va = buf(65536, WEFT_PTE_VALID | WEFT_PTE_EXEC, h);
 	code[0] = h[0];
 	code[1] = h[1];
@@ -664,6 +674,63 @@ int main(void)
 	args[1] = h[1];
 	dump_va = buf(MAX_ITEMS * 4 * DUMP_ROWS, WEFT_PTE_VALID | WEFT_PTE_WRITE, h);
 	ro_va = buf(65536, WEFT_PTE_VALID, h);
+}
+
+static void teardown(void)
+{
+	env_destroy(jit);
+	env_destroy(ref);
+}
+
+/*
+ * The optimizing tier (LLVM's code generation with optimizations) against
+ * the interpreter, on new models whose every translation it makes: the
+ * memory accesses of every shape, the cross-lane operations and the
+ * structured control flow again.
+ */
+static void t_optimizing_tier(void)
+{
+	struct weft_model_jit_stats st;
+
+	teardown();
+	setup("1");
+	t_directed();
+	t_cross_lane();
+	t_structured();
+	t_vectors();
+	weft_model_jit_stats(jit->m, &st);
+	printf("    optimized %llu of %llu kernels in %.1f ms\n", (unsigned long long)st.optimized,
+	       (unsigned long long)st.translated, st.translate_ns / 1e6);
+	CHECK(st.translated >= 8 && st.optimized == st.translated, "%llu of %llu kernels optimized",
+	      (unsigned long long)st.optimized, (unsigned long long)st.translated);
+}
+
+/*
+ * A kernel goes to the optimizing tier once dispatched with
+ * WEFT_MODEL_JIT_OPT_ITEMS work-items in all; before, the fast tier's
+ * translation runs it.
+ */
+static void t_tier_threshold(void)
+{
+	struct env *e = make_tiered("1", "4096");
+	struct weft_model_jit_stats st;
+	struct env_dispatch d = { env_code(e, "\tnop\n\tend\n"), 0, 16, { 2048, 1, 1 }, { 64, 1, 1 } };
+
+	CHECK_EQ(env_dispatch(e, 0, &d), 0);
+	weft_model_jit_stats(e->m, &st);
+	CHECK(st.translated == 1 && st.optimized == 0, "after 2048 items: %llu translated, %llu optimized",
+	      (unsigned long long)st.translated, (unsigned long long)st.optimized);
+	CHECK_EQ(env_dispatch(e, 0, &d), 0);
+	CHECK_EQ(env_dispatch(e, 0, &d), 0);
+	weft_model_jit_stats(e->m, &st);
+	CHECK(st.translated == 2 && st.optimized == 1, "after 6144 items: %llu translated, %llu optimized",
+	      (unsigned long long)st.translated, (unsigned long long)st.optimized);
+	env_destroy(e);
+}
+
+int main(void)
+{
+	setup(NULL);
 	h_run("jit: random valid programs of every class, memory, registers and faults as interpreted",
 	      t_random_programs);
 	h_run("jit: every special register, SLM, scratch and global accesses of every shape, masked",
@@ -689,7 +756,10 @@ int main(void)
 	      t_translated);
 	h_run("jit: by default a kernel translates once dispatched with 65536 work-items in all",
 	      t_default_mode);
-	env_destroy(jit);
-	env_destroy(ref);
+	h_run("jit: the optimizing tier's translations compute what the interpreter does",
+	      t_optimizing_tier);
+	h_run("jit: a kernel goes to the optimizing tier once dispatched with its work-items in all",
+	      t_tier_threshold);
+	teardown();
 	return h_summary();
 }
