@@ -33,6 +33,7 @@
 #include <llvm-c/Core.h>
 #include <llvm-c/Error.h>
 #include <llvm-c/LLJIT.h>
+#include <llvm-c/Object.h>
 #include <llvm-c/Orc.h>
 #include <llvm-c/Target.h>
 #include <llvm-c/TargetMachine.h>
@@ -44,6 +45,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "weft_isa_helpers.h"
 #include "weft_jit.h"
@@ -107,6 +109,10 @@ struct weft_jit {
 	unsigned ncache, max;
 	uint64_t uses, serial;
 	struct weft_model_jit_stats stats;
+	/* WEFT_MODEL_JIT_PERF_MAP=1: each translation's machine code is named
+	 * in /tmp/perf-PID.map, where perf report finds it (execution.rst). */
+	bool perf_map;
+	uint64_t code_bytes;	/* of the last function compiled, under lock */
 };
 
 static void kernel_free(struct kernel *k)
@@ -2068,6 +2074,47 @@ static void report(const char *what, LLVMErrorRef err)
 	LLVMDisposeErrorMessage(msg);
 }
 
+/*
+ * The object file of a translation, before it is linked: the size of its
+ * one function, which the perf map needs (the lookup gives the address).
+ */
+static LLVMErrorRef note_code_bytes(void *ctx, LLVMMemoryBufferRef *obj)
+{
+	struct weft_jit *j = ctx;
+	char *msg = NULL;
+	LLVMBinaryRef bin = LLVMCreateBinary(*obj, NULL, &msg);
+	LLVMSymbolIteratorRef sym;
+
+	if (!bin) {
+		LLVMDisposeMessage(msg);
+		return NULL;	/* the map only lacks this translation */
+	}
+	sym = LLVMObjectFileCopySymbolIterator(bin);
+	for (; !LLVMObjectFileIsSymbolIteratorAtEnd(bin, sym); LLVMMoveToNextSymbol(sym))
+		if (!strncmp(LLVMGetSymbolName(sym), "weft_kernel_", 12))
+			j->code_bytes = LLVMGetSymbolSize(sym);
+	LLVMDisposeSymbolIterator(sym);
+	LLVMDisposeBinary(bin);
+	return NULL;
+}
+
+/* Appends the translation at @addr to /tmp/perf-PID.map, named by its kernel and tier. */
+static void name_for_perf(LLVMOrcExecutorAddress addr, uint64_t bytes, const struct kernel *k,
+			  unsigned tier)
+{
+	char path[64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)getpid());
+	f = fopen(path, "a");
+	if (!f)
+		return;
+	fprintf(f, "%llx %llx weft_kernel_%016llx_simd%u_%s\n", (unsigned long long)addr,
+		(unsigned long long)(bytes ? bytes : 1), (unsigned long long)k->hash, k->simd,
+		tier == TIER_OPT ? "opt" : "fast");
+	fclose(f);
+}
+
 /* Translates @k into @rt's machine code; NULL on failure (the kernel interprets). */
 static weft_jit_fn translate(struct weft_jit *j, const struct kernel *k, uint64_t serial,
 			     unsigned tier, LLVMOrcResourceTrackerRef rt)
@@ -2116,11 +2163,14 @@ static weft_jit_fn translate(struct weft_jit *j, const struct kernel *k, uint64_
 		LLVMOrcDisposeThreadSafeModule(tsm);
 		return NULL;
 	}
+	j->code_bytes = 0;
 	err = LLVMOrcLLJITLookup(j->lljit[tier], &addr, name);
 	if (err) {
 		report("compiling", err);
 		return NULL;
 	}
+	if (j->perf_map)
+		name_for_perf(addr, j->code_bytes, k, tier);
 	return (weft_jit_fn)(uintptr_t)addr;
 }
 
@@ -2229,8 +2279,8 @@ uint64_t weft_jit_opt_items_from_env(void)
 	return v && *v ? strtoull(v, NULL, 0) : WEFT_JIT_OPT_ITEMS;
 }
 
-/* The LLJIT of one tier, whose code generation is at @level. */
-static LLVMOrcLLJITRef create_lljit(LLVMCodeGenOptLevel level)
+/* The LLJIT of one tier of @j, whose code generation is at @level. */
+static LLVMOrcLLJITRef create_lljit(struct weft_jit *j, LLVMCodeGenOptLevel level)
 {
 	LLVMTargetMachineRef tm = host_machine(level);
 	LLVMOrcLLJITBuilderRef builder;
@@ -2248,6 +2298,9 @@ static LLVMOrcLLJITRef create_lljit(LLVMCodeGenOptLevel level)
 		report("LLJIT", err);
 		return NULL;
 	}
+	if (j->perf_map)
+		LLVMOrcObjectTransformLayerSetTransform(LLVMOrcLLJITGetObjTransformLayer(lljit),
+							note_code_bytes, j);
 	return lljit;
 }
 
@@ -2268,8 +2321,9 @@ struct weft_jit *weft_jit_create(void)
 	j->cache = calloc(j->max, sizeof(*j->cache));
 	/* Translation time matters more than the last cycles (execution.rst). */
 	j->tm = host_machine(LLVMCodeGenLevelNone);
-	j->lljit[TIER_FAST] = create_lljit(LLVMCodeGenLevelNone);
-	j->lljit[TIER_OPT] = create_lljit(codegen_level_from_env());
+	j->perf_map = getenv("WEFT_MODEL_JIT_PERF_MAP") && strcmp(getenv("WEFT_MODEL_JIT_PERF_MAP"), "0");
+	j->lljit[TIER_FAST] = create_lljit(j, LLVMCodeGenLevelNone);
+	j->lljit[TIER_OPT] = create_lljit(j, codegen_level_from_env());
 	if (!j->cache || !j->tm || !j->lljit[TIER_FAST] || !j->lljit[TIER_OPT]) {
 		weft_jit_destroy(j);
 		return NULL;

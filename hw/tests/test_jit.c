@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "harness.h"
 #include "modelenv.h"
@@ -728,6 +729,37 @@ static void t_tier_threshold(void)
 	env_destroy(e);
 }
 
+/* WEFT_MODEL_JIT_PERF_MAP=1: the translation is named in /tmp/perf-PID.map, with its size. */
+static void t_perf_map(void)
+{
+	struct env_dispatch d = { 0, 0, 16, { 64, 1, 1 }, { 64, 1, 1 } };
+	struct env *e;
+	char path[64], line[256], name[128];
+	unsigned long long addr, size;
+	unsigned found = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)getpid());
+	unlink(path);
+	setenv("WEFT_MODEL_JIT_PERF_MAP", "1", 1);
+	e = make("1");
+	unsetenv("WEFT_MODEL_JIT_PERF_MAP");
+	d.code_va = env_code(e, "\tnop\n\tnop\n\tend\n");
+	CHECK_EQ(env_dispatch(e, 0, &d), 0);
+	env_destroy(e);
+	f = fopen(path, "r");
+	CHECK(f != NULL, "no %s", path);
+	while (f && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %llx %127s", &addr, &size, name) == 3 && addr && size > 1 &&
+		    !strncmp(name, "weft_kernel_", 12) && strstr(name, "_simd16_fast"))
+			found++;
+	}
+	if (f)
+		fclose(f);
+	unlink(path);
+	CHECK(found == 1, "%u entries of the kernel in %s", found, path);
+}
+
 int main(void)
 {
 	setup(NULL);
@@ -760,6 +792,8 @@ int main(void)
 	      t_optimizing_tier);
 	h_run("jit: a kernel goes to the optimizing tier once dispatched with its work-items in all",
 	      t_tier_threshold);
+	h_run("jit: WEFT_MODEL_JIT_PERF_MAP names each translation for perf, with its size",
+	      t_perf_map);
 	teardown();
 	return h_summary();
 }
