@@ -10,25 +10,43 @@ failed=0
 tmp=$(mktemp -d /tmp/weft-hw-check.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
-# A binary test prints "N passed, M failed" last; add its counts.
-run() {
-	"$@" >"$tmp/out" 2>&1
-	rc=$?
-	cat "$tmp/out"
-	last=$(tail -n 1 "$tmp/out")
-	p=$(echo "$last" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p')
-	f=$(echo "$last" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p')
-	if [ -z "$p" ]; then
-		echo "FAIL $* (crashed or no summary, exit $rc)"
-		failed=$((failed + 1))
-		return
-	fi
-	passed=$((passed + p))
-	failed=$((failed + f))
-	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
-		echo "FAIL $* (exit $rc)"
-		failed=$((failed + 1))
-	fi
+# A binary test prints "N passed, M failed" last.  The binary tests run
+# side by side, as many at once as there are CPUs (each uses one, and
+# together they are most of this suite's time): bin_test queues one,
+# longest first; run_bin_tests runs the queue, then prints the output of
+# each in the order queued and adds its counts.
+queued=0
+bin_test() {
+	queued=$((queued + 1))
+	for arg in "$@"; do
+		printf "'%s' " "$(printf '%s' "$arg" | sed "s/'/'\\\\''/g")"
+	done >"$tmp/cmd.$queued"
+}
+
+run_bin_tests() {
+	seq 1 "$queued" | xargs -P "$(nproc)" -I{} sh -c '
+		WEFT_COVERAGE="$0/coverage.$1" sh "$0/cmd.$1" >"$0/out.$1" 2>&1
+		echo $? >"$0/rc.$1"' "$tmp" {}
+	for k in $(seq 1 "$queued"); do
+		cat "$tmp/out.$k"
+		rc=$(cat "$tmp/rc.$k" 2>/dev/null || echo 127)
+		last=$(tail -n 1 "$tmp/out.$k")
+		p=$(echo "$last" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p')
+		f=$(echo "$last" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p')
+		if [ -z "$p" ]; then
+			echo "FAIL $(cat "$tmp/cmd.$k")(crashed or no summary, exit $rc)"
+			failed=$((failed + 1))
+			continue
+		fi
+		passed=$((passed + p))
+		failed=$((failed + f))
+		if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+			echo "FAIL $(cat "$tmp/cmd.$k")(exit $rc)"
+			failed=$((failed + 1))
+		fi
+	done
+	rm -f "$tmp"/cmd.* "$tmp"/out.* "$tmp"/rc.*
+	queued=0
 }
 
 # A shell check: one line, ok or FAIL.
@@ -45,22 +63,24 @@ check() {
 	fi
 }
 
-# The ALU, execution and model tests record what they checked against C;
-# test_coverage compares that with the ISA table (last, after all of them).
-WEFT_COVERAGE="$tmp/coverage"
-export WEFT_COVERAGE
-run "$BUILD/tests/test_isa" "$SRC/tests/golden"
-run "$BUILD/tests/test_alu"
-run "$BUILD/tests/test_exec"
-run "$BUILD/tests/test_model"
-run "$BUILD/tests/test_enqueue"
-run "$BUILD/tests/test_jit"
-# The ISA tests again with every dispatch translated (execution.rst, "The
-# translator"): the same checks against C must hold both ways.
-run env WEFT_MODEL_JIT=1 "$BUILD/tests/test_alu"
-run env WEFT_MODEL_JIT=1 "$BUILD/tests/test_exec"
-run "$BUILD/tests/test_server" "$BUILD/weft-model-server"
-run "$BUILD/tests/test_coverage" "$WEFT_COVERAGE"
+# The ALU, execution and model tests record what they checked against C,
+# each in a file of its own; test_coverage compares that with the ISA table,
+# after all of them.  The ISA tests run again with every dispatch translated
+# (execution.rst, "The translator"): the same checks against C must hold
+# both ways.
+bin_test env WEFT_MODEL_JIT=1 "$BUILD/tests/test_exec"
+bin_test env WEFT_MODEL_JIT=1 "$BUILD/tests/test_alu"
+bin_test "$BUILD/tests/test_exec"
+bin_test "$BUILD/tests/test_alu"
+bin_test "$BUILD/tests/test_jit"
+bin_test "$BUILD/tests/test_model"
+bin_test "$BUILD/tests/test_enqueue"
+bin_test "$BUILD/tests/test_server" "$BUILD/weft-model-server"
+bin_test "$BUILD/tests/test_isa" "$SRC/tests/golden"
+run_bin_tests
+cat "$tmp"/coverage.* >"$tmp/coverage" 2>/dev/null
+bin_test "$BUILD/tests/test_coverage" "$tmp/coverage"
+run_bin_tests
 
 check "docs: Documentation/gpu/weft/isa.rst is up to date with the ISA table" \
 	"$PYTHON" "$SRC/isa/weft_isa_gen.py" --check-rst "$TOP/Documentation/gpu/weft/isa.rst"
