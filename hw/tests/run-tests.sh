@@ -13,20 +13,26 @@ trap 'rm -rf "$tmp"' EXIT
 # A binary test prints "N passed, M failed" last.  The binary tests run
 # side by side, as many at once as there are CPUs (each uses one, and
 # together they are most of this suite's time): bin_test queues one,
-# longest first; run_bin_tests runs the queue, then prints the output of
-# each in the order queued and adds its counts.
+# longest first; run_bin_tests runs the queue, says on stderr as each one
+# ends (the suite would be silent for minutes otherwise), then prints the
+# output of each in the order queued and adds its counts.
 queued=0
 bin_test() {
 	queued=$((queued + 1))
 	for arg in "$@"; do
 		printf "'%s' " "$(printf '%s' "$arg" | sed "s/'/'\\\\''/g")"
 	done >"$tmp/cmd.$queued"
+	for arg in "$@"; do
+		printf '%s ' "${arg##*/}"
+	done >"$tmp/name.$queued"
 }
 
 run_bin_tests() {
 	seq 1 "$queued" | xargs -P "$(nproc)" -I{} sh -c '
 		WEFT_COVERAGE="$0/coverage.$1" sh "$0/cmd.$1" >"$0/out.$1" 2>&1
-		echo $? >"$0/rc.$1"' "$tmp" {}
+		echo $? >"$0/rc.$1"
+		echo "hw: finished $(cat "$0/name.$1")($(tail -n 1 "$0/out.$1"))" >&2
+		' "$tmp" {}
 	for k in $(seq 1 "$queued"); do
 		cat "$tmp/out.$k"
 		rc=$(cat "$tmp/rc.$k" 2>/dev/null || echo 127)
@@ -45,7 +51,7 @@ run_bin_tests() {
 			failed=$((failed + 1))
 		fi
 	done
-	rm -f "$tmp"/cmd.* "$tmp"/out.* "$tmp"/rc.*
+	rm -f "$tmp"/cmd.* "$tmp"/name.* "$tmp"/out.* "$tmp"/rc.*
 	queued=0
 }
 
