@@ -8,9 +8,9 @@
  * program, and the process lives on (also for SPIR-V that uses what Weft
  * does not support: pipe-storage.spv, byval-global-pointer.spv,
  * builtin-of-wrong-type.spv, sampled-image-of-another-type.spv,
- * image-chosen-at-run-time.spv and bitcast-across-storage-classes.spv, next
- * to this program): a correct program built
- * and run after the failures gives the right result. Two programs that define the same function do not link
+ * image-chosen-at-run-time.spv, bitcast-across-storage-classes.spv,
+ * group-vote-of-a-pointer.spv and group-vote-of-a-uint.spv, next to this
+ * program): a correct program built and run after the failures gives the right result. Two programs that define the same function do not link
  * (CL_LINK_PROGRAM_FAILURE, the log names it). Options the compiler does not take
  * are the application's error, apart from a failed compile:
  * CL_INVALID_BUILD_OPTIONS / CL_INVALID_COMPILER_OPTIONS, with the option
@@ -143,6 +143,23 @@ static const struct unsupported unsupported[] = {
       "",
       { "private_view", "OpBitcast of a pointer to SpvStorageClassCrossWorkgroup",
         "SpvStorageClassFunction" },
+   },
+   {
+      /* A work-group OpGroupAll on a pointer; the compiler aborted the
+       * process in nir_opt_constant_folding (tests/fuzz-spirv). */
+      "group-vote-of-a-pointer",
+      NULL,
+      "group-vote-of-a-pointer.spv",
+      "",
+      { "vote_on_pointer", "SpvOpGroupAll takes %", "(a pointer) as its Predicate" },
+   },
+   {
+      /* A sub-group OpGroupAny on a uint. */
+      "group-vote-of-a-uint",
+      NULL,
+      "group-vote-of-a-uint.spv",
+      "",
+      { "vote_on_uint", "SpvOpGroupAny takes %", "(uint) as its Predicate" },
    },
 };
 
