@@ -2230,7 +2230,8 @@ int
 main(int argc, char **argv)
 {
    bool slice = false, clc20_only = false, math_only = false, intel_only = false;
-   bool pipes_only = false, images_only = false, enqueue_only = false, copies_only = false, only;
+   bool pipes_only = false, images_only = false, enqueue_only = false, copies_only = false;
+   bool api_only = false, only;
    const char *own_process = NULL;
    struct cl cl = {0};
    cl_platform_id plats[8];
@@ -2254,6 +2255,8 @@ main(int argc, char **argv)
          enqueue_only = true;
       else if (!strcmp(argv[i], "--copies"))
          copies_only = true;
+      else if (!strcmp(argv[i], "--api"))
+         api_only = true;
       else if (!strcmp(argv[i], "-v"))
          verbose = 1;
       /* the suite runs itself again with it (run_in_own_process) */
@@ -2261,12 +2264,12 @@ main(int argc, char **argv)
          own_process = argv[++i];
       else {
          fprintf(stderr, "usage: %s [--slice] [--clc20 | --math | --intel | --pipes | --images | "
-                 "--enqueue | --copies] [-v]\n", argv[0]);
+                 "--enqueue | --copies | --api] [-v]\n", argv[0]);
          return 2;
       }
    }
    only = clc20_only || math_only || intel_only || pipes_only || images_only || enqueue_only ||
-          copies_only;
+          copies_only || api_only;
    if (clGetPlatformIDs(8, plats, &np) || !np) {
       printf("no OpenCL platform\n0 passed, 1 failed\n");
       return 1;
@@ -2343,11 +2346,13 @@ main(int argc, char **argv)
          clReleaseProgram(prog);
    }
    std_tag = "";
-   if (!clc20_only && !intel_only && !pipes_only && !images_only && !enqueue_only && !copies_only)
+   if (!clc20_only && !intel_only && !pipes_only && !images_only && !enqueue_only && !copies_only &&
+       !api_only)
       run_math(&cl, slice);
    if (!only || images_only)
       run_images(&cl, slice);
-   if (!math_only && !intel_only && !pipes_only && !images_only && !enqueue_only && !copies_only)
+   if (!math_only && !intel_only && !pipes_only && !images_only && !enqueue_only && !copies_only &&
+       !api_only)
       run_clc20(&cl, slice);
    if (!only) {
       run_work_item_dims(&cl, slice);
@@ -2360,15 +2365,16 @@ main(int argc, char **argv)
    }
    if (!only || pipes_only)
       run_pipes(&cl, slice);
-   if (!slice && !only) {
+   if ((!slice && !only) || api_only) {
       run_api_misuse(&cl, src);
       run_subgroup_info(&cl);
       run_constant_args(&cl);
+      run_kernels_attached(&cl);
    }
    if (!only)
       run_in_own_process("bad-input");
    if (!clc20_only && !math_only && !pipes_only && !images_only && !enqueue_only &&
-       !copies_only) {
+       !copies_only && !api_only) {
       run_intel_subgroups(&cl, slice);
       run_intel_image_blocks(&cl, slice);
    }

@@ -129,5 +129,8 @@ void run_pipes(struct cl *cl, bool slice);
 void run_pipe_misuse(struct cl *cl);
 /* weft-cl-conformance-copies.c: __builtin_memcpy of constant sizes. */
 void run_copies(struct cl *cl);
+/* weft-cl-conformance-build.c: clBuildProgram with kernels attached to the
+ * program, released ones whose commands are pending among them. */
+void run_kernels_attached(struct cl *cl);
 
 #endif
