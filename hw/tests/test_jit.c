@@ -339,6 +339,64 @@ static void t_pages(void)
 }
 
 /*
+ * Consecutive global accesses of every element size and vector width
+ * (what the translator moves as one vector) whose sub-group runs off the
+ * end of the arguments into the unmapped guard page after them: the lanes
+ * of the first half lie in the last mapped page and the middle lane's
+ * access is the first to fault (skew 1: it straddles the page boundary),
+ * loads and stores, every lane on.  The same memory, registers and fault
+ * (address and kind) both ways.
+ */
+static void t_fault_mid_lane(void)
+{
+	static const struct { const char *op; unsigned bytes; } acc[] = {
+		{ "ld.global.u32 r64,", 4 }, { "st.global.u32", 4 }, { "ld.global.u64 r64,", 8 },
+		{ "st.global.u64", 8 }, { "ld.global.v4.u32 r64,", 16 }, { "st.global.v4.u32", 16 },
+		{ "ld.global.v2.u64 r64,", 16 }, { "st.global.v4.u64", 32 },
+	};
+	char src[1024];
+
+	for (unsigned si = 0; si < 3; si++) {
+		unsigned simd = 8u << si;
+
+		for (unsigned a = 0; a < sizeof(acc) / sizeof(acc[0]); a++) {
+			for (unsigned skew = 0; skew < 2; skew++) {
+				uint64_t start = args_va + 16384 - (uint64_t)simd / 2 * acc[a].bytes -
+						 4 * skew;
+				struct env_dispatch d = { code_va, args_va, simd, { 2 * simd, 1, 1 },
+							  { 2 * simd, 1, 1 } };
+				bool store = acc[a].op[0] == 's';
+				char what[96];
+
+				snprintf(src, sizeof(src),
+					 "\ts2r.u32 r2, sr.lane_id\n"
+					 "\tcvt.u64.u32 r6, r2\n"
+					 "\tmul.u64 r6, r6, %u\n"
+					 "\tmov.u64 r8, 0x%llx\n"
+					 "\tadd.u64 r8, r8, r6\n"
+					 "\tmov.u32 r66, r2\n\tadd.u32 r67, r2, 7\n"
+					 "\tmov.u64 r68, r8\n\tmov.u64 r70, r6\n"
+					 "\t%s [r8+0]%s\n"
+					 "\tend\n",
+					 acc[a].bytes, (unsigned long long)start, acc[a].op,
+					 store ? ", r64" : "");
+				if (!load_code(src))
+					return;
+				for (unsigned i = 0; i < 2048; i++)
+					args[0][i] = args[1][i] = (uint64_t)h_rand() << 32 | h_rand();
+				snprintf(what, sizeof(what), "%s mid-lane fault, skew %u, simd %u",
+					 acc[a].op, skew, simd);
+				both(&d, what);
+				CHECK(env_reg(ref, WEFT_REG_FAULT_ADDR_LO) >= (uint32_t)(start + 4) &&
+				      env_reg(ref, WEFT_REG_FAULT_ADDR_LO) <= (uint32_t)(args_va + 16384),
+				      "%s: the fault at 0x%x, not in a middle lane", what,
+				      env_reg(ref, WEFT_REG_FAULT_ADDR_LO));
+			}
+		}
+	}
+}
+
+/*
  * Each work-item's operands r10, r11 (and what @more loads) from the
  * arguments at local id << @shift; then every fourth work-item's lane goes
  * off until "off:".
@@ -783,6 +841,8 @@ int main(void)
 	      t_vectors);
 	h_run("jit: global accesses of lanes in different pages, masked, crossing pages, not writable",
 	      t_pages);
+	h_run("jit: consecutive global accesses of every width that fault in the middle lane",
+	      t_fault_mid_lane);
 	h_run("jit: the kernels above were translated, with native and helper instructions, "
 	      "in a cache of 8 that evicted the rest",
 	      t_translated);
