@@ -1125,6 +1125,65 @@ static LLVMValueRef lane_pages(struct gen *g, LLVMValueRef av, LLVMValueRef offs
 }
 
 /*
+ * The pages of the lanes in @mask (addresses @va[lane]) put in @mmu's TLB,
+ * as the interpreter's access of those lanes does before it touches them.
+ * A page that does not translate is not put there: the retry then misses
+ * again and the interpreter's handler reports the fault.
+ */
+static void tlb_fill(struct weft_mmu *mmu, const uint64_t *va, uint32_t mask)
+{
+	struct weft_fault f;
+
+	for (; mask; mask &= mask - 1)
+		weft_mmu_translate(mmu, va[__builtin_ctz(mask)], WEFT_ACC_READ, &f);
+}
+
+/*
+ * An access whose inline TLB lookups miss fills the TLB (tlb_fill()) and
+ * runs its guards again, once, instead of the interpreter's handler, which
+ * would look every lane's page up again: a streaming kernel misses once
+ * per page.  refill_begin() opens the block the retry goes back to;
+ * refill_miss() returns the block a miss branches to.
+ */
+struct refill {
+	LLVMBasicBlockRef head;
+	LLVMValueRef tried;
+};
+
+static void refill_begin(struct gen *g, struct refill *rf)
+{
+	LLVMBasicBlockRef pre = LLVMGetInsertBlock(g->b);
+	LLVMValueRef no = LLVMConstInt(g->i1, 0, false);
+
+	rf->head = new_block(g, "tlb");
+	LLVMBuildBr(g->b, rf->head);
+	LLVMPositionBuilderAtEnd(g->b, rf->head);
+	rf->tried = LLVMBuildPhi(g->b, g->i1, "tried");
+	LLVMAddIncoming(rf->tried, &no, &pre, 1);
+}
+
+/* The addresses @av of the lanes in @mask (an i32) are filled, then the guards run again; else @slow. */
+static LLVMBasicBlockRef refill_miss(struct gen *g, struct refill *rf, LLVMValueRef av, LLVMValueRef mask,
+				     LLVMBasicBlockRef slow)
+{
+	LLVMBasicBlockRef miss = new_block(g, "tlb_miss"), fill = new_block(g, "tlb_fill");
+	LLVMBasicBlockRef at = LLVMGetInsertBlock(g->b);
+	LLVMTypeRef params[3] = { g->ptr, g->ptr, g->i32 };
+	LLVMValueRef args[3] = { g->mmu, g->lanes_tmp, mask }, yes = LLVMConstInt(g->i1, 1, false);
+
+	LLVMPositionBuilderAtEnd(g->b, miss);
+	LLVMBuildCondBr(g->b, rf->tried, slow, fill);
+	LLVMPositionBuilderAtEnd(g->b, fill);
+	LLVMSetAlignment(LLVMBuildStore(g->b, av, g->lanes_tmp), 8);
+	LLVMBuildCall2(g->b, LLVMFunctionType(LLVMVoidTypeInContext(g->C), params, 3, false),
+		       const_ptr(g, (uintptr_t)tlb_fill), args, 3, "");
+	LLVMBuildBr(g->b, rf->head);
+	LLVMAddIncoming(rf->tried, &yes, &fill, 1);
+	LLVMPositionBuilderAtEnd(g->b, at);
+	return miss;
+}
+
+/*
  * ld/st.global (and .v2, .v4): the first active lane's page looked up in
  * the TLB inline (hash_slot() of weft_mmu.c), a hit (with write permission
  * for a store) when the page is mapped and translated before.  On a hit:
@@ -1151,7 +1210,9 @@ static LLVMValueRef global_paths(struct gen *g, struct paths *ps, const struct w
 	LLVMValueRef contig = NULL, uni = NULL, pm = c64(g, WEFT_MMU_PAGE_SIZE - 1);
 	LLVMValueRef each[2];
 	LLVMBasicBlockRef fb, ub, test, pages, from[2];
+	struct refill rf;
 
+	refill_begin(g, &rf);
 	/* No lane active: lane 0 (then nothing is accessed). */
 	first = first_active(g);
 	mask = LLVMBuildLoad2(g->b, g->i32, g->maskp, "mask");
@@ -1215,7 +1276,7 @@ static LLVMValueRef global_paths(struct gen *g, struct paths *ps, const struct w
 	each[0] = ptrs;
 	each[1] = lane_pages(g, av, offs, bytes, store, on, &hit);
 	from[1] = LLVMGetInsertBlock(g->b);
-	LLVMBuildCondBr(g->b, hit, lanes, slow);
+	LLVMBuildCondBr(g->b, hit, lanes, refill_miss(g, &rf, av, mask, slow));
 	LLVMPositionBuilderAtEnd(g->b, lanes);
 	ptrs = LLVMBuildPhi(g->b, LLVMTypeOf(ptrs), "ptrs");
 	LLVMAddIncoming(ptrs, each, from, 2);
@@ -1367,19 +1428,28 @@ static void emit_block_access(struct gen *g, unsigned i, const struct weft_inst 
 	unsigned NL = g->NL, er = bits == 64 ? 2 : 1;
 	bool store = weft_isa_ops[in->op].cls == WEFT_CLASS_STX;
 	LLVMBasicBlockRef fast = new_block(g, "block"), slow = new_block(g, "slow");
-	LLVMValueRef on = active(g), mask, a0, vpn, host, ok, p0;
+	LLVMBasicBlockRef other = new_block(g, "block?");
+	LLVMValueRef on = active(g), mask, a0, vpn, host, hit, ok, p0;
 	LLVMTypeRef vt = LLVMVectorType(LLVMIntTypeInContext(g->C, bits), NL);
 	struct paths ps;
+	struct refill rf;
 
+	refill_begin(g, &rf);
 	mask = LLVMBuildLoad2(g->b, g->i32, g->maskp, "mask");
 	a0 = LLVMBuildAdd(g->b, LLVMBuildExtractElement(g->b, get64(g, in->a), first_active(g), ""),
 			  c64(g, (uint64_t)(int64_t)(int32_t)in->imm), "a0");
-	ok = tlb_lookup(g, a0, store, &vpn, &host);
-	ok = LLVMBuildAnd(g->b, ok, in_page(g, a0, vec * NL * size), "");
+	hit = tlb_lookup(g, a0, store, &vpn, &host);
+	ok = LLVMBuildAnd(g->b, hit, in_page(g, a0, vec * NL * size), "");
 	ok = LLVMBuildAnd(g->b, ok, LLVMBuildICmp(g->b, LLVMIntEQ, mask,
 						 c32(g, NL == 32 ? ~0u : (1u << NL) - 1), ""), "");
 	paths_begin(g, &ps, in->d, store ? 0 : vec * er);
-	LLVMBuildCondBr(g->b, ok, fast, slow);
+	LLVMBuildCondBr(g->b, ok, fast, other);
+	/* A miss fills the page of the block (the first active lane's address). */
+	LLVMPositionBuilderAtEnd(g->b, other);
+	LLVMBuildCondBr(g->b, hit, slow, refill_miss(g, &rf, broadcast(g, a0),
+						     LLVMBuildZExt(g->b, LLVMBuildICmp(g->b, LLVMIntNE, mask,
+										   c32(g, 0), ""), g->i32, ""),
+						     slow));
 	LLVMPositionBuilderAtEnd(g->b, fast);
 	p0 = byte_ptr(g, host, LLVMBuildAnd(g->b, a0, c64(g, WEFT_MMU_PAGE_SIZE - 1), ""));
 	for (unsigned j = 0; j < vec; j++) {
