@@ -62,6 +62,7 @@ struct weft_job {
 	_Atomic int abort;
 	bool translate;			/* runs translated (use_translator()) */
 	bool optimize;			/* ... by the optimizing tier */
+	unsigned seen;			/* its kernel's slot in weft_pool.seen */
 	unsigned workers_in;		/* workers running its groups (pool lock) */
 	pthread_cond_t done;
 	pthread_mutex_t err_lock;
@@ -116,11 +117,13 @@ struct weft_pool {
 	bool quit;
 	enum weft_jit_mode jit_mode;
 	uint64_t jit_opt_items;		/* work-items from which the optimizing tier translates */
+	uint64_t jit_opt_insts;		/* ... or executed sub-group instructions */
 	struct weft_jit *jit;		/* NULL: the interpreter only */
-	/* Work-items dispatched per kernel (code, SIMD width and page table
+	/* Work-items dispatched and sub-group instructions executed (by the
+	 * dispatches that ended) per kernel (code, SIMD width and page table
 	 * root), for WEFT_JIT_AUTO and the optimizing tier; a kernel that
 	 * shares a slot with another only starts counting again. */
-	struct { uint64_t key, items; } seen[JIT_SEEN_SLOTS];
+	struct { uint64_t key, items, insts; } seen[JIT_SEEN_SLOTS];
 };
 
 static void set_error(struct weft_job *j, int code, uint64_t addr, const struct weft_fault *f)
@@ -1873,32 +1876,42 @@ static struct weft_job *pick(struct weft_pool *p)
 	return best;
 }
 
+/* The kernel of @dp for weft_pool.seen: its code, SIMD width and page table. */
+static uint64_t seen_key(const struct weft_dispatch_params *dp)
+{
+	return (dp->code ^ dp->root * 0x9e3779b97f4a7c15ull) + dp->simd;
+}
+
 /*
  * Whether a dispatch runs translated (execution.rst, "The translator"):
  * always, or in the default mode once its kernel has been dispatched with
  * WEFT_JIT_MIN_ITEMS work-items in all, this dispatch's included, so that
  * the many tiny dispatches of a test suite do not pay for translations
  * they would never repay; by the optimizing tier once it has been
- * dispatched with jit_opt_items (WEFT_JIT_OPT_ITEMS) in all, where the
- * slower translation pays for itself.  Pool lock held.
+ * dispatched with jit_opt_items (WEFT_JIT_OPT_ITEMS) in all, or its
+ * earlier dispatches executed jit_opt_insts (WEFT_JIT_OPT_INSTS)
+ * instructions, where the slower translation pays for itself.  Pool lock
+ * held.
  */
 static void use_translator(struct weft_pool *p, const struct weft_dispatch_params *dp,
 			   struct weft_job *j)
 {
 	uint64_t items = (uint64_t)dp->gsize[0] * dp->gsize[1] * dp->gsize[2];
-	uint64_t key = (dp->code ^ dp->root * 0x9e3779b97f4a7c15ull) + dp->simd;
+	uint64_t key = seen_key(dp);
 	unsigned slot = (unsigned)((key * 0x9e3779b97f4a7c15ull) >> 58) % JIT_SEEN_SLOTS;
 
 	j->translate = j->optimize = false;
+	j->seen = slot;
 	if (!p->jit)
 		return;
 	if (p->seen[slot].key != key) {
 		p->seen[slot].key = key;
-		p->seen[slot].items = 0;
+		p->seen[slot].items = p->seen[slot].insts = 0;
 	}
 	p->seen[slot].items += items;
 	j->translate = p->jit_mode == WEFT_JIT_ALWAYS || p->seen[slot].items >= WEFT_JIT_MIN_ITEMS;
-	j->optimize = p->seen[slot].items >= p->jit_opt_items;
+	j->optimize = p->seen[slot].items >= p->jit_opt_items ||
+		      p->seen[slot].insts >= p->jit_opt_insts;
 }
 
 static void run_some(struct weft_worker *w, struct weft_job *j)
@@ -2007,6 +2020,7 @@ struct weft_pool *weft_pool_create(struct weft_model *m, unsigned threads)
 	p->m = m;
 	p->jit_mode = weft_jit_mode_from_env();
 	p->jit_opt_items = weft_jit_opt_items_from_env();
+	p->jit_opt_insts = weft_jit_opt_insts_from_env();
 	if (p->jit_mode != WEFT_JIT_OFF)
 		p->jit = weft_jit_create();
 	p->w = calloc(threads, sizeof(*p->w));
@@ -2108,6 +2122,9 @@ void weft_pool_dispatch(struct weft_pool *p, unsigned slot, const struct weft_di
 		}
 	}
 	p->jobs[j.slot] = NULL;
+	/* Unless another kernel took the slot meanwhile (then it counts its own). */
+	if (p->seen[j.seen].key == seen_key(dp))
+		p->seen[j.seen].insts += atomic_load(&j.insts);
 	pthread_mutex_unlock(&p->lock);
 	pthread_cond_destroy(&j.done);
 	pthread_mutex_destroy(&j.err_lock);

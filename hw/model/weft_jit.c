@@ -2349,6 +2349,13 @@ uint64_t weft_jit_opt_items_from_env(void)
 	return v && *v ? strtoull(v, NULL, 0) : WEFT_JIT_OPT_ITEMS;
 }
 
+uint64_t weft_jit_opt_insts_from_env(void)
+{
+	const char *v = getenv("WEFT_MODEL_JIT_OPT_INSTS");
+
+	return v && *v ? strtoull(v, NULL, 0) : WEFT_JIT_OPT_INSTS;
+}
+
 /* The LLJIT of one tier of @j, whose code generation is at @level. */
 static LLVMOrcLLJITRef create_lljit(struct weft_jit *j, LLVMCodeGenOptLevel level)
 {

@@ -66,6 +66,12 @@ enum weft_jit_mode {
  * another count; execution.rst).
  */
 #define WEFT_JIT_OPT_ITEMS	(1ull << 24)
+/*
+ * Or sub-group instructions its earlier dispatches executed in all
+ * (WEFT_MODEL_JIT_OPT_INSTS): a kernel with much work per item (SGEMM)
+ * pays for the slower translation long before its items count does.
+ */
+#define WEFT_JIT_OPT_INSTS	(1ull << 24)
 
 struct weft_jit;
 
@@ -73,6 +79,8 @@ struct weft_jit;
 enum weft_jit_mode weft_jit_mode_from_env(void);
 /* WEFT_MODEL_JIT_OPT_ITEMS, else WEFT_JIT_OPT_ITEMS. */
 uint64_t weft_jit_opt_items_from_env(void);
+/* WEFT_MODEL_JIT_OPT_INSTS, else WEFT_JIT_OPT_INSTS. */
+uint64_t weft_jit_opt_insts_from_env(void);
 /* NULL when the host has no usable LLVM target (then everything interprets). */
 struct weft_jit *weft_jit_create(void);
 void weft_jit_destroy(struct weft_jit *j);

@@ -787,6 +787,35 @@ static void t_tier_threshold(void)
 	env_destroy(e);
 }
 
+/*
+ * ... or once its earlier dispatches executed WEFT_MODEL_JIT_OPT_INSTS
+ * sub-group instructions in all, however few their work-items: 64 items
+ * (4 sub-groups of 16) that loop 1000 times, 4 instructions a pass, are
+ * about 16000 instructions a dispatch: the third is optimized.
+ */
+static void t_tier_by_insts(void)
+{
+	struct env *e;
+	struct weft_model_jit_stats st;
+	struct env_dispatch d = { 0, 0, 16, { 64, 1, 1 }, { 64, 1, 1 } };
+
+	setenv("WEFT_MODEL_JIT_OPT_INSTS", "20000", 1);
+	e = make_tiered("1", NULL);
+	unsetenv("WEFT_MODEL_JIT_OPT_INSTS");
+	d.code_va = env_code(e, "\tmov.u32 r2, 0\n\tloop l1\n\tadd.u32 r2, r2, 1\n"
+			     "\tset.eq.u32 r3, r2, 1000\n\tbreak r3\nl1:\tendloop\n\tend\n");
+	CHECK_EQ(env_dispatch(e, 0, &d), 0);
+	CHECK_EQ(env_dispatch(e, 0, &d), 0);
+	weft_model_jit_stats(e->m, &st);
+	CHECK(st.translated == 1 && st.optimized == 0, "after 2 dispatches: %llu translated, %llu optimized",
+	      (unsigned long long)st.translated, (unsigned long long)st.optimized);
+	CHECK_EQ(env_dispatch(e, 0, &d), 0);
+	weft_model_jit_stats(e->m, &st);
+	CHECK(st.translated == 2 && st.optimized == 1, "after 3 dispatches: %llu translated, %llu optimized",
+	      (unsigned long long)st.translated, (unsigned long long)st.optimized);
+	env_destroy(e);
+}
+
 /* WEFT_MODEL_JIT_PERF_MAP=1: the translation is named in /tmp/perf-PID.map, with its size. */
 static void t_perf_map(void)
 {
@@ -852,6 +881,8 @@ int main(void)
 	      t_optimizing_tier);
 	h_run("jit: a kernel goes to the optimizing tier once dispatched with its work-items in all",
 	      t_tier_threshold);
+	h_run("jit: or once its earlier dispatches executed its instructions in all",
+	      t_tier_by_insts);
 	h_run("jit: WEFT_MODEL_JIT_PERF_MAP names each translation for perf, with its size",
 	      t_perf_map);
 	teardown();
