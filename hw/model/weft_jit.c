@@ -305,6 +305,12 @@ struct gen {
 	 * step by 4, 8, 16 or 32 bytes from lane to lane (an i1 each,
 	 * address_shape()), NULL: not computed in this block. */
 	LLVMValueRef contig[WEFT_NUM_REGS][ADDRESS_SHAPES];
+	/* The 64-bit value in rows r, r+1 as one <simd x i64>, valid while
+	 * the rows' values are still wide_lo[r], wide_hi[r] (its halves, or
+	 * the rows it was joined from): 64-bit code (addresses) then uses it
+	 * as it is instead of splitting and joining the halves at every
+	 * instruction, which the fast tier's code generation would keep. */
+	LLVMValueRef wide[WEFT_NUM_REGS], wide_lo[WEFT_NUM_REGS], wide_hi[WEFT_NUM_REGS];
 	uint8_t *leader;			/* word index starts a basic block */
 	LLVMBasicBlockRef *blk, dispatch, exit;
 	LLVMValueRef dispatch_phi, exit_phi;
@@ -402,6 +408,7 @@ static void block_start(struct gen *g, LLVMBasicBlockRef bb)
 	memset(g->val, 0, sizeof(g->val));
 	memset(g->dirty, 0, sizeof(g->dirty));
 	memset(g->contig, 0, sizeof(g->contig));
+	memset(g->wide, 0, sizeof(g->wide));
 	g->on = NULL;
 }
 
@@ -516,12 +523,26 @@ static void set_masked(struct gen *g, unsigned r, LLVMValueRef v, LLVMValueRef o
 	set(g, r, g->full ? v : LLVMBuildSelect(g->b, on, v, get(g, r), ""));
 }
 
+/* Rows @r, @r+1 hold the halves of @v now (gen.wide). */
+static void set_wide(struct gen *g, unsigned r, LLVMValueRef v)
+{
+	g->wide[r] = v;
+	g->wide_lo[r] = g->val[r];
+	g->wide_hi[r] = g->val[(r + 1) % WEFT_NUM_REGS];
+}
+
 static LLVMValueRef get64(struct gen *g, unsigned r)
 {
-	LLVMValueRef lo = LLVMBuildZExt(g->b, get(g, r), g->vi64, "");
-	LLVMValueRef hi = LLVMBuildZExt(g->b, get(g, (r + 1) % WEFT_NUM_REGS), g->vi64, "");
+	unsigned r1 = (r + 1) % WEFT_NUM_REGS;
+	LLVMValueRef lo, hi, v;
 
-	return LLVMBuildOr(g->b, lo, LLVMBuildShl(g->b, hi, splat(g, c64(g, 32)), ""), "");
+	if (g->wide[r] && g->val[r] == g->wide_lo[r] && g->val[r1] == g->wide_hi[r])
+		return g->wide[r];
+	lo = LLVMBuildZExt(g->b, get(g, r), g->vi64, "");
+	hi = LLVMBuildZExt(g->b, get(g, r1), g->vi64, "");
+	v = LLVMBuildOr(g->b, lo, LLVMBuildShl(g->b, hi, splat(g, c64(g, 32)), ""), "");
+	set_wide(g, r, v);
+	return v;
 }
 
 static LLVMValueRef lo32(struct gen *g, LLVMValueRef v)
@@ -536,8 +557,11 @@ static LLVMValueRef hi32(struct gen *g, LLVMValueRef v)
 
 static void set64_masked(struct gen *g, unsigned r, LLVMValueRef v, LLVMValueRef on)
 {
-	set_masked(g, r, lo32(g, v), on);
-	set_masked(g, (r + 1) % WEFT_NUM_REGS, hi32(g, v), on);
+	if (!g->full)
+		v = LLVMBuildSelect(g->b, on, v, get64(g, r), "");
+	set(g, r, lo32(g, v));
+	set(g, (r + 1) % WEFT_NUM_REGS, hi32(g, v));
+	set_wide(g, r, v);
 }
 /* Operand b (srci) at the instruction's width, as the generated ALU reads it. */
 static LLVMValueRef operand_b(struct gen *g, const struct weft_inst *in, bool wide, bool shift)
@@ -810,6 +834,7 @@ struct paths {
 	LLVMBasicBlockRef from[MAX_PATHS];
 	LLVMValueRef vals[MAX_DST_ROWS][MAX_PATHS];
 	LLVMValueRef val[WEFT_NUM_REGS], contig[WEFT_NUM_REGS][ADDRESS_SHAPES], on;
+	LLVMValueRef wide[WEFT_NUM_REGS], wide_lo[WEFT_NUM_REGS], wide_hi[WEFT_NUM_REGS];
 	bool dirty[WEFT_NUM_REGS];
 };
 
@@ -823,6 +848,9 @@ static void paths_begin(struct gen *g, struct paths *ps, unsigned d, unsigned nr
 	memcpy(ps->val, g->val, sizeof(ps->val));
 	memcpy(ps->dirty, g->dirty, sizeof(ps->dirty));
 	memcpy(ps->contig, g->contig, sizeof(ps->contig));
+	memcpy(ps->wide, g->wide, sizeof(ps->wide));
+	memcpy(ps->wide_lo, g->wide_lo, sizeof(ps->wide_lo));
+	memcpy(ps->wide_hi, g->wide_hi, sizeof(ps->wide_hi));
 	ps->on = g->on;
 }
 
@@ -836,6 +864,9 @@ static void path_end(struct gen *g, struct paths *ps)
 	memcpy(g->val, ps->val, sizeof(ps->val));
 	memcpy(g->dirty, ps->dirty, sizeof(ps->dirty));
 	memcpy(g->contig, ps->contig, sizeof(ps->contig));
+	memcpy(g->wide, ps->wide, sizeof(ps->wide));
+	memcpy(g->wide_lo, ps->wide_lo, sizeof(ps->wide_lo));
+	memcpy(g->wide_hi, ps->wide_hi, sizeof(ps->wide_hi));
 	g->on = ps->on;
 }
 
