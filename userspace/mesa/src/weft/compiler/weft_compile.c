@@ -4,6 +4,7 @@
  * register allocation, packing; validation after every stage and the
  * WEFT_DEBUG dumps.
  */
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -110,20 +111,39 @@ weft_lower_subgroups(nir_shader *nir)
    NIR_PASS(_, nir, nir_lower_subgroups, &sg);
 }
 
-/* The SIMD width of a kernel that does not fix its sub-group size: WEFT_SIMD,
- * or 16. */
+/* WEFT_SIMD: the width of every kernel that does not fix its sub-group
+ * size, 0 when unset (then the compiler chooses). */
 static unsigned
-weft_default_simd(void)
+weft_forced_simd(void)
 {
    const char *env = getenv("WEFT_SIMD");
 
    if (env && (atoi(env) == 8 || atoi(env) == 16 || atoi(env) == 32))
       return atoi(env);
-   return 16;
+   return 0;
 }
 
+/* The width of a block's kernel (device-enqueue.rst): WEFT_SIMD, or 16. */
 static unsigned
-weft_pick_simd(const nir_shader *nir, unsigned simd)
+weft_default_simd(void)
+{
+   return weft_forced_simd() ? weft_forced_simd() : 16;
+}
+
+/* A block's kernel as clang names it: __<parent>_block_invoke[_N]_kernel. */
+static bool
+weft_is_block_kernel(const char *name)
+{
+   size_t len = name ? strlen(name) : 0;
+
+   return len > 7 && strstr(name, "_block_invoke") && !strcmp(name + len - 7, "_kernel");
+}
+
+/* The width the kernel requires, or the caller's (weft-clc --simd, an image
+ * variant of a kernel compiled already), or WEFT_SIMD; 0: the compiler
+ * chooses. */
+static unsigned
+weft_fixed_simd(const nir_shader *nir, unsigned simd)
 {
    switch (nir->info.subgroup_size) {
    case SUBGROUP_SIZE_REQUIRE_8: return 8;
@@ -133,7 +153,25 @@ weft_pick_simd(const nir_shader *nir, unsigned simd)
    }
    if (simd == 8 || simd == 16 || simd == 32)
       return simd;
-   return weft_default_simd();
+   if (weft_forced_simd())
+      return weft_forced_simd();
+   /* The parent's queries answered for the default width (device-enqueue.rst). */
+   if (weft_is_block_kernel(nir->info.name) ||
+       weft_is_block_kernel(nir_shader_get_entrypoint(nir)->function->name))
+      return weft_default_simd();
+   return 0;
+}
+
+/* The width of the rows of the work-groups a kernel with y or z ids runs
+ * in: the one it requires or hints at, else 16, the common 2D tile. */
+static unsigned
+weft_row_width(const nir_shader *nir)
+{
+   if (!nir->info.workgroup_size_variable && nir->info.workgroup_size[0])
+      return nir->info.workgroup_size[0];
+   if (nir->info.cs.workgroup_size_hint[0])
+      return nir->info.cs.workgroup_size_hint[0];
+   return 16;
 }
 
 void
@@ -278,7 +316,9 @@ weft_compile(const nir_shader *orig, unsigned simd, const struct weft_image_key 
    const char *why = NULL;
    struct weft_ir *ir;
    uint64_t *words;
-   unsigned nwords;
+   unsigned nwords, chosen;
+   /* The compiler's estimates, when it chose the width. */
+   uint64_t cost[3] = { 0 };
 
    NIR_PASS(_, nir, weft_nir_lower_images, images);
    weft_optimize_nir(nir);
@@ -322,6 +362,9 @@ weft_compile(const nir_shader *orig, unsigned simd, const struct weft_image_key 
    }
    if (!weft_ir_validate(ir, "after register allocation"))
       goto out;
+   chosen = weft_fixed_simd(orig, simd);
+   if (!chosen)
+      chosen = weft_ir_choose_simd(ir, weft_row_width(orig), cost);
    words = weft_ir_pack(ir, mem_ctx, &nwords);
    if (!words) {
       why = "the weft backend made an instruction that does not encode (a compiler bug)";
@@ -332,7 +375,7 @@ weft_compile(const nir_shader *orig, unsigned simd, const struct weft_image_key 
    shader->code = malloc(nwords * 8);
    memcpy(shader->code, words, nwords * 8);
    shader->size = nwords * 8;
-   shader->simd = weft_pick_simd(orig, simd);
+   shader->simd = chosen;
    shader->num_regs = ir->num_regs;
    shader->scratch_size = align(ir->scratch_size, 16);
 
@@ -383,9 +426,12 @@ weft_compile(const nir_shader *orig, unsigned simd, const struct weft_image_key 
    }
    if (weft_debug & WEFT_DBG_TIME) {
       nir_function_impl *impl = nir_shader_get_entrypoint(nir);
-      fprintf(stderr, "weft: %s: %u instructions, %u registers, compiled in %.3f ms\n",
-              impl && impl->function->name ? impl->function->name : "kernel",
-              shader->size / 8, shader->num_regs, (os_time_get_nano() - start_ns) / 1e6);
+      fprintf(stderr, "weft: %s: %u instructions, %u registers, SIMD %u", impl && impl->function->name ? impl->function->name : "kernel",
+              shader->size / 8, shader->num_regs, shader->simd);
+      if (cost[1])
+         fprintf(stderr, " (cost per item at 8/16/32: %" PRIu64 "/%" PRIu64 "/%" PRIu64 ")",
+                 cost[0], cost[1], cost[2]);
+      fprintf(stderr, ", compiled in %.3f ms\n", (os_time_get_nano() - start_ns) / 1e6);
    }
 out:
    if (!shader && error)
@@ -408,9 +454,9 @@ weft_compile_nir(const nir_shader *nir, char **error)
 
 struct weft_shader *
 weft_compile_nir_images(const nir_shader *nir, const struct weft_image_key *images,
-                        char **error)
+                        unsigned simd, char **error)
 {
-   return weft_compile(nir, 0, images, error);
+   return weft_compile(nir, simd, images, error);
 }
 
 void

@@ -46,16 +46,21 @@ extern const nir_shader_compiler_options weft_nir_options;
  * enqueues. */
 void weft_preprocess_nir(nir_shader *nir, unsigned max_workgroup_size, unsigned slm_size);
 
-/* Compiles @nir (not modified) for SIMD @simd (0: the default). NULL when
+/* Compiles @nir (not modified) for SIMD @simd, or, with @simd 0, at the
+ * width the kernel requires (intel_reqd_sub_group_size), else WEFT_SIMD,
+ * else the default of a block's kernel (16), else the width the compiler
+ * estimates cheapest per work-item (weft_simd.c). NULL when
  * the kernel needs what the backend lacks: then *@error, when @error is not
  * NULL, is a message saying what (malloc'ed, for the caller to free). The
  * compiler never aborts on what a kernel contains. */
 struct weft_shader *weft_compile_nir(const nir_shader *nir, char **error);
 struct weft_shader *weft_compile_nir_simd(const nir_shader *nir, unsigned simd, char **error);
-/* For the images and samplers bound at launch (weft_nir_passes.h). */
+/* For the images and samplers bound at launch (weft_nir_passes.h), at the
+ * width @simd the kernel was compiled for without them. */
 struct weft_image_key;
 struct weft_shader *weft_compile_nir_images(const nir_shader *nir,
-                                            const struct weft_image_key *images, char **error);
+                                            const struct weft_image_key *images, unsigned simd,
+                                            char **error);
 void weft_shader_destroy(struct weft_shader *shader);
 
 #ifdef __cplusplus

@@ -156,6 +156,10 @@ bool weft_ir_opt_narrow(struct weft_ir *ir);
  * one vector access (.v2, .v4). After the other optimizations: their
  * passes leave vectors and their parts alone. */
 bool weft_ir_opt_vectorize(struct weft_ir *ir);
+/* weft_simd.c: the SIMD width (8, 16 or 32) with the lowest estimated cost
+ * per work-item of @ir, run in work-groups @row_width wide when it reads a
+ * y or z id; @cost gets the three estimates (SIMD 8, 16, 32). */
+unsigned weft_ir_choose_simd(const struct weft_ir *ir, unsigned row_width, uint64_t cost[3]);
 /* weft_ra.c: linear-scan register allocation; false when out of registers. */
 bool weft_ir_ra(struct weft_ir *ir);
 /* weft_spill.c: spills the unspilled value with the longest live range to

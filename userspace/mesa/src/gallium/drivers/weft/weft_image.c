@@ -262,7 +262,8 @@ weft_image_variant(struct weft_context *ctx, struct weft_compute_state *cs)
    if (!v)
       goto out;
    v->key = key;
-   v->shader = weft_compile_nir_images(cs->nir, &key, &error);
+   /* At the width Rusticl was told and the dispatch uses. */
+   v->shader = weft_compile_nir_images(cs->nir, &key, cs->shader->simd, &error);
    if (!v->shader) {
       mesa_loge("weft: %s: %s", cs->nir->info.name ? cs->nir->info.name : "kernel", error);
       free(error);
