@@ -124,20 +124,26 @@ static void weft_job_account(struct weft_job *job)
 	atomic64_inc(&job->queue->jobs_done);
 }
 
-/* Signals, with @error if nonzero, the jobs of @list and drops them. */
+/*
+ * Signals, with @error if nonzero, the jobs of @list and drops them. Once
+ * its fence signalled, a job may be freed by the scheduler's free_job() on
+ * another CPU: only the fence, whose reference is ours, is used after.
+ */
 static void weft_hwq_signal_list(struct list_head *list, int error)
 {
 	struct weft_job *job, *tmp;
 
 	list_for_each_entry_safe(job, tmp, list, node) {
+		struct dma_fence *fence = job->done_fence;
+
 		list_del_init(&job->node);
 		weft_job_account(job);
 		trace_weft_job_complete(job->hwq->idx, job->vm->ctx_id,
 					job->seqno, error);
 		if (error)
-			dma_fence_set_error(job->done_fence, error);
-		dma_fence_signal(job->done_fence);
-		dma_fence_put(job->done_fence);
+			dma_fence_set_error(fence, error);
+		dma_fence_signal(fence);
+		dma_fence_put(fence);
 	}
 }
 
