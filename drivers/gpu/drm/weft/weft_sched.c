@@ -602,25 +602,28 @@ weft_sched_timedout_job(struct drm_sched_job *sched_job)
 	 * The scheduler took the job off its pending list so it cannot be
 	 * freed under us. Put it back at the head, where it was, before its
 	 * hardware fence signals: the normal completion path then frees it,
-	 * and the other jobs in the ring keep running.
+	 * and the other jobs in the ring keep running. Back on the list, a
+	 * job that has just finished could be freed by free_job() while we
+	 * still use it: the scheduler's work stays stopped until we are done,
+	 * as drm_sched_stop() does.
 	 */
+	drm_sched_wqueue_stop(sched);
 	spin_lock(&sched->job_list_lock);
 	list_add(&sched_job->list, &sched->pending_list);
 	spin_unlock(&sched->job_list_lock);
 
-	/* run_job() failed it: there is nothing in the ring. */
-	if (!job->fence_inited)
-		return DRM_GPU_SCHED_STAT_NOMINAL;
-
-	/* The scheduler restarts the timer for it. */
-	if (weft_job_gets_grace(job))
-		return DRM_GPU_SCHED_STAT_NOMINAL;
-
-	if (!dma_fence_is_signaled(job->done_fence))
-		drm_dbg_driver(&hwq->wdev->base,
-			       "queue %u: job %llu timed out\n", hwq->idx,
-			       job->seqno);
-	weft_hwq_recover(hwq, job, -ETIMEDOUT, 0, 0);
+	if (!job->fence_inited) {
+		/* run_job() failed it: there is nothing in the ring. */
+	} else if (weft_job_gets_grace(job)) {
+		/* The scheduler restarts the timer for it. */
+	} else {
+		if (!dma_fence_is_signaled(job->done_fence))
+			drm_dbg_driver(&hwq->wdev->base,
+				       "queue %u: job %llu timed out\n",
+				       hwq->idx, job->seqno);
+		weft_hwq_recover(hwq, job, -ETIMEDOUT, 0, 0);
+	}
+	drm_sched_wqueue_start(sched);
 	return DRM_GPU_SCHED_STAT_NOMINAL;
 }
 
