@@ -332,6 +332,15 @@ static void setup_transpose(struct job *j, const struct sizes *s)
 	j->elems = count;
 }
 
+/* One 16 x 16 tile per sub-group of 16: a work-item per tile column. */
+static void setup_transpose_shuffle(struct job *j, const struct sizes *s)
+{
+	setup_transpose(j, s);
+	j->gs[1] = s->side / 16;
+	while (j->gs[1] % j->ls[1])
+		j->ls[1] /= 2;
+}
+
 static void setup_histogram(struct job *j, const struct sizes *s)
 {
 	uint32_t *in = random_u32(s->elems), *want = calloc(256, 4);
@@ -430,6 +439,8 @@ static const struct row rows[] = {
 	  setup_transpose },
 	{ "transpose local 16x16", "transpose.cl", "transpose_local", NEED_NOTHING, NULL,
 	  setup_transpose },
+	{ "transpose shuffle", "transpose_shuffle.cl", "transpose_shuffle", NEED_INTEL_SUBGROUPS,
+	  "transpose local 16x16", setup_transpose_shuffle },
 	{ "histogram 256", "histogram.cl", "histogram", NEED_NOTHING, NULL, setup_histogram },
 	{ "sgemm 16x16 tiles", "sgemm.cl", "sgemm", NEED_NOTHING, NULL, setup_sgemm },
 	{ "stencil 5-point", "stencil.cl", "stencil", NEED_NOTHING, NULL, setup_stencil },
