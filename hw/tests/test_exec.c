@@ -516,6 +516,8 @@ static void t_reduce_scan(void)
 		for (unsigned si = 0; si < 3; si++) {
 			unsigned simd = simds[si];
 
+			if (!h_case())
+				continue;
 		/* float add / mul in lane order: keep the values exact-ish? No: the
 		 * reference rounds at each step in the type, like the model. */
 		snprintf(line, sizeof(line), "%s.%s.%s r24, r20", kinds[ki], ops[oi], T[ti].name);
@@ -578,6 +580,8 @@ static void t_shuffle(void)
 		unsigned simd = simds[si];
 		const char *tn = T[ti].name;
 
+		if (!h_case())
+			continue;
 		if (oi >= 4 && oi <= 5) {
 			/* deltas 0..63, then any u32 (mostly past both sources: 0) */
 			snprintf(line, sizeof(line), "%s\n\tshfl.%s.%s r24, r20, r26, r28",
@@ -1138,6 +1142,8 @@ static void t_image(void)
 		char src[2048], sfx[4] = "";
 		uint32_t *desc = (uint32_t *)in2;
 
+		if (!h_case())
+			continue;
 		if (n > 1)
 			snprintf(sfx, sizeof(sfx), "%u", n);
 		/* then again in divergent code: lanes with lane & 5 == 0 inactive (and their x far out) */
@@ -1441,6 +1447,8 @@ static void t_float_alu(void)
 
 			if (imm && !((k >= 13 && k < 19) || (k >= 20 && k < 34)))
 				continue;	/* no rB|imm operand */
+			if (!h_case())
+				continue;
 			if (imm)
 				snprintf(b_text, sizeof(b_text), "0x%x", fimm[fi][wi - 6]);
 			if (k < 13) { kind = 0; name = un[k]; snprintf(line, sizeof(line), "%s.%s r24, r20", name, ft[fi]); }
@@ -1630,6 +1638,8 @@ static void t_cvt_round(void)
 		char src[1024], line[64];
 		const struct tinfo *d = &CT[di], *s = &CT[si];
 
+		if (!h_case())
+			continue;
 		n = 0;
 		for (unsigned i = 0; i < NFE; i++)
 			in[n++] = s->kind == 'f' ? fbits(fedge[i], s->bits) : 0;
@@ -1870,6 +1880,8 @@ static void t_mem_forms(void)
 			for (unsigned t = 1; t < WEFT_TYPE_COUNT; t++)
 				if ((ld->types & st->types) >> t & 1)
 					for (unsigned si = 0; si < 3; si++) {
+						if (!h_case())
+							continue;
 						mem_case(ld->name + 3, t, simds[si]);
 						if (strncmp(ld->name, "ld.global", 9))
 							mem_bounds(ld->name + 3, t, simds[si]);
@@ -2036,6 +2048,8 @@ static void t_atomics_all(void)
 		for (unsigned t = 1; t < WEFT_TYPE_COUNT; t++)
 			if (oi->types >> t & 1)
 				for (unsigned si = 0; si < 3; si++) {
+					if (!h_case())
+						continue;
 					atom_case(oi->name, t, simds[si]);
 					if (si == t % 3)
 						atom_misaligned(oi->name, t, simds[si]);
@@ -2247,7 +2261,8 @@ static void t_block_masked(void)
 		for (unsigned t = 1; t < WEFT_TYPE_COUNT; t++)
 			if (weft_isa_ops[op].types >> t & 1)
 				for (unsigned si = 0; si < 3; si++)
-					block_masked_case(name, t, simds[si]);
+					if (h_case())
+						block_masked_case(name, t, simds[si]);
 	}
 }
 
@@ -2583,6 +2598,8 @@ static void t_fuzz_valid(void)
 		struct env_dispatch d;
 		uint32_t err;
 
+		if (!h_case())
+			continue;
 		randprog_fill(a, ava);
 		n = randprog(code, 100 + (unsigned)iter * 2);
 		code[n++] = (uint64_t)WEFT_OP_END;
@@ -2656,8 +2673,8 @@ int main(void)
 	args[3] = aux_va;
 	h_run("cf: if/else/endif, loop/break/cont, nested loops, bra.any; simd 8/16/32", t_control_flow);
 	h_run("cf: malformed nesting is BAD_INSTRUCTION; empty if/else bodies are skipped", t_cf_malformed);
-	h_run("xlane: shfl idx/xor/up/down/up2/down2, bcast on every type, inactive lanes", t_shuffle);
-	h_run("xlane: red/iscan/escan add/mul/min/max/and/or/xor on every type, partial sub-groups", t_reduce_scan);
+	h_run_cases("xlane: shfl idx/xor/up/down/up2/down2, bcast on every type, inactive lanes", t_shuffle);
+	h_run_cases("xlane: red/iscan/escan add/mul/min/max/and/or/xor on every type, partial sub-groups", t_reduce_scan);
 	h_run("xlane: red/iscan/escan min/max/add/mul of signalling NaNs give the default NaN", t_reduce_nan_default);
 	h_run("xlane: vote.any/all/eq, ballot with divergence", t_vote);
 	h_run("slm: tree reduction with barriers in a uniform loop, 2..128 sub-groups", t_slm_reduction);
@@ -2669,17 +2686,17 @@ int main(void)
 	h_run("block: ld/st.block{,2,4,8} u8/u16/u32/u64, partial sub-groups", t_block);
 	h_run("block: whole-line writes read back by the writer and, after bar, its partner",
 	      t_block_write_read_back);
-	h_run("image: ld/st.img{,2,4,8} u8/u16/u32 with out-of-bounds blocks", t_image);
+	h_run_cases("image: ld/st.img{,2,4,8} u8/u16/u32 with out-of-bounds blocks", t_image);
 	h_run("scratch: private arrays across a barrier; out of range is BAD_ACCESS", t_scratch);
-	h_run("float: every f16/f32/f64 ALU op and compare on edge values, immediates, inactive lanes",
-	      t_float_alu);
-	h_run("float: cvt.{rte,rtz,rtp,rtn}[.sat] for all 121 type pairs", t_cvt_round);
-	h_run("mem: every ld/st form and type of the table, inactive lanes, partial sub-groups, SLM/scratch bounds",
-	      t_mem_forms);
-	h_run("atomics: every global and local atomic and type of the table, lane order, inactive lanes, alignment",
-	      t_atomics_all);
+	h_run_cases("float: every f16/f32/f64 ALU op and compare on edge values, immediates, inactive lanes",
+	            t_float_alu);
+	h_run_cases("float: cvt.{rte,rtz,rtp,rtn}[.sat] for all 121 type pairs", t_cvt_round);
+	h_run_cases("mem: every ld/st form and type of the table, inactive lanes, partial sub-groups, SLM/scratch bounds",
+	            t_mem_forms);
+	h_run_cases("atomics: every global and local atomic and type of the table, lane order, inactive lanes, alignment",
+	            t_atomics_all);
 	h_run("cf: bra, bra.all/none/any, nop, bar, fence.sg/wg/dev; partial sub-groups", t_cf_uniform);
-	h_run("block: every ld/st.block form and type in divergent code", t_block_masked);
+	h_run_cases("block: every ld/st.block form and type in divergent code", t_block_masked);
 	h_run("bar: sub-groups that ended and a barrier in divergent code", t_bar_divergent);
 	h_run("progress: a sub-group spins on a global flag a later sub-group sets; 2..8 sub-groups",
 	      t_progress_global);
@@ -2689,7 +2706,8 @@ int main(void)
 	      t_progress_watchdog);
 	h_run("s2r: every special register of the table, u32 and u64, 3D partial groups with an offset",
 	      t_sregs);
-	h_run("robust: random valid programs of every class end with a defined error or none", t_fuzz_valid);
+	h_run_cases("robust: random valid programs of every class end with a defined error or none",
+	            t_fuzz_valid);
 	h_run("robust: a loop around a barrier meets the watchdog", t_barrier_loop_watchdog);
 	h_run("robust: a work-group size that wraps in 64 bits is BAD_DISPATCH", t_wg_size_wrap);
 	env_destroy(E);
