@@ -113,6 +113,9 @@ struct weft_jit {
 	 * in /tmp/perf-PID.map, where perf report finds it (execution.rst). */
 	bool perf_map;
 	uint64_t code_bytes;	/* of the last function compiled, under lock */
+	/* WEFT_MODEL_JIT_DUMP=DIR: each translation's Weft code, LLVM IR and
+	 * host assembly are written there (execution.rst). */
+	const char *dump_dir;
 };
 
 static void kernel_free(struct kernel *k)
@@ -1245,22 +1248,15 @@ static LLVMValueRef global_paths(struct gen *g, struct paths *ps, const struct w
 
 	refill_begin(g, &rf);
 	/* No lane active: lane 0 (then nothing is accessed). */
-	first = first_active(g);
+	first = g->full ? c32(g, 0) : first_active(g);
 	mask = LLVMBuildLoad2(g->b, g->i32, g->maskp, "mask");
 	av = LLVMBuildAdd(g->b, get64(g, in->a),
 			  splat(g, c64(g, (uint64_t)(int64_t)(int32_t)in->imm)), "");
 	a0 = LLVMBuildExtractElement(g->b, av, first, "a0");
 	hit = tlb_lookup(g, a0, store, &vpn, &host);
-	offs = LLVMBuildAnd(g->b, av, splat(g, pm), "");
-	same = LLVMBuildAnd(g->b,
-			    LLVMBuildICmp(g->b, LLVMIntEQ, LLVMBuildLShr(g->b, av,
-					  splat(g, c64(g, WEFT_MMU_PAGE_SHIFT)), ""), broadcast(g, vpn), ""),
-			    LLVMBuildICmp(g->b, LLVMIntULE, LLVMBuildAdd(g->b, offs, splat(g, c64(g, bytes)), ""),
-					  splat(g, c64(g, WEFT_MMU_PAGE_SIZE)), ""), "");
-	same = LLVMBuildAnd(g->b, hit, all_lanes(g, LLVMBuildOr(g->b, same, LLVMBuildNot(g->b, on, ""), "")), "");
-	ptrs = LLVMBuildGEP2(g->b, g->i8, host, &offs, 1, "");
 	if (whole) {
-		LLVMValueRef full = LLVMBuildICmp(g->b, LLVMIntEQ, mask, c32(g, NL == 32 ? ~0u : (1u << NL) - 1), "");
+		LLVMValueRef full = g->full ? LLVMConstInt(g->i1, 1, false) :
+				    LLVMBuildICmp(g->b, LLVMIntEQ, mask, c32(g, NL == 32 ? ~0u : (1u << NL) - 1), "");
 
 		contig = LLVMBuildAnd(g->b, LLVMBuildAnd(g->b, full, address_shape(g, in->a, bytes), ""),
 				      LLVMBuildAnd(g->b, in_page(g, a0, NL * bytes), hit, ""), "");
@@ -1300,6 +1296,16 @@ static LLVMValueRef global_paths(struct gen *g, struct paths *ps, const struct w
 		path_end(g, ps);
 		LLVMPositionBuilderAtEnd(g->b, test);
 	}
+	/* The general case, tested last: the vector and uniform paths do
+	 * not pay for its per-lane page tests. */
+	offs = LLVMBuildAnd(g->b, av, splat(g, pm), "");
+	same = LLVMBuildAnd(g->b,
+			    LLVMBuildICmp(g->b, LLVMIntEQ, LLVMBuildLShr(g->b, av,
+					  splat(g, c64(g, WEFT_MMU_PAGE_SHIFT)), ""), broadcast(g, vpn), ""),
+			    LLVMBuildICmp(g->b, LLVMIntULE, LLVMBuildAdd(g->b, offs, splat(g, c64(g, bytes)), ""),
+					  splat(g, c64(g, WEFT_MMU_PAGE_SIZE)), ""), "");
+	same = LLVMBuildAnd(g->b, hit, all_lanes(g, LLVMBuildOr(g->b, same, LLVMBuildNot(g->b, on, ""), "")), "");
+	ptrs = LLVMBuildGEP2(g->b, g->i8, host, &offs, 1, "");
 	pages = new_block(g, "pages");
 	LLVMBuildCondBr(g->b, same, lanes, pages);
 	from[0] = LLVMGetInsertBlock(g->b);
@@ -1665,8 +1671,8 @@ static LLVMValueRef sg_field(struct gen *g, bool dp, size_t off)
 			     g->i64, "");
 }
 
-/* The lanes' local ids in dimension @dim (computed once per turn, as the interpreter does). */
-static LLVMValueRef local_ids(struct gen *g, unsigned dim)
+/* The ids the context holds (weft_sg_compute_lids() fills them once per turn), as <simd x i64>. */
+static LLVMValueRef stored_local_ids(struct gen *g, unsigned dim)
 {
 	LLVMValueRef valid, args[1] = { g->c };
 	LLVMBasicBlockRef fill = new_block(g, "lids"), go = new_block(g, "lids_ok");
@@ -1683,6 +1689,55 @@ static LLVMValueRef local_ids(struct gen *g, unsigned dim)
 					  (uint64_t)dim * WEFT_MAX_LANES * 4)), "lid");
 	LLVMSetAlignment(v, 4);
 	return LLVMBuildZExt(g->b, v, g->vi64, "");
+}
+
+/*
+ * The lanes' local ids in dimension @dim, as weft_sg_compute_lids()
+ * computes them, in uint32 arithmetic.  A sub-group whose items lie in
+ * one row of its work-group (x + simd <= the row's size: every 1D group
+ * of a multiple of the width, every row as wide as a sub-group) has
+ * consecutive x and one y and z: computed here, with no call and nothing
+ * stored.  Else the context's ids (stored_local_ids()).
+ */
+static LLVMValueRef local_ids(struct gen *g, unsigned dim)
+{
+	LLVMValueRef lsz[3], lin, one_row, d0, d1, d01, x, y, z, row, lane[WEFT_MAX_LANES], v[2], one = c32(g, 1);
+	LLVMBasicBlockRef in_row = new_block(g, "lids_row"), other = new_block(g, "lids_other");
+	LLVMBasicBlockRef join = new_block(g, "lids_join"), from[2];
+
+	for (unsigned d = 0; d < 3; d++)
+		lsz[d] = LLVMBuildLoad2(g->b, g->i32, byte_ptr(g, g->c, c64(g, offsetof(struct sg_ctx, lsz) + 4 * d)), "");
+	lin = LLVMBuildMul(g->b, LLVMBuildLoad2(g->b, g->i32, byte_ptr(g, g->c, c64(g, offsetof(struct sg_ctx, sg))), ""),
+			   c32(g, g->NL), "lin");
+	one_row = LLVMBuildAnd(g->b, LLVMBuildICmp(g->b, LLVMIntEQ, lsz[1], one, ""),
+			       LLVMBuildICmp(g->b, LLVMIntEQ, lsz[2], one, ""), "");
+	/* A 1D group divides by nothing (its divisors become 1 here). */
+	d0 = LLVMBuildSelect(g->b, one_row, one, lsz[0], "");
+	d1 = LLVMBuildSelect(g->b, one_row, one, lsz[1], "");
+	d01 = LLVMBuildSelect(g->b, one_row, one, LLVMBuildMul(g->b, lsz[0], lsz[1], ""), "");
+	x = LLVMBuildSelect(g->b, one_row, lin, LLVMBuildURem(g->b, lin, d0, ""), "x");
+	y = LLVMBuildSelect(g->b, one_row, c32(g, 0), LLVMBuildURem(g->b, LLVMBuildUDiv(g->b, lin, d0, ""), d1, ""), "y");
+	z = LLVMBuildSelect(g->b, one_row, c32(g, 0), LLVMBuildUDiv(g->b, lin, d01, ""), "z");
+	row = LLVMBuildICmp(g->b, LLVMIntULE, LLVMBuildAdd(g->b, x, c32(g, g->NL), ""), lsz[0], "");
+	LLVMBuildCondBr(g->b, row, in_row, other);
+	LLVMPositionBuilderAtEnd(g->b, in_row);
+	v[0] = broadcast(g, dim == 0 ? x : dim == 1 ? y : z);
+	if (dim == 0) {
+		for (unsigned l = 0; l < g->NL; l++)
+			lane[l] = c32(g, l);
+		v[0] = LLVMBuildAdd(g->b, v[0], LLVMConstVector(lane, g->NL), "");
+	}
+	v[0] = LLVMBuildZExt(g->b, v[0], g->vi64, "");
+	from[0] = LLVMGetInsertBlock(g->b);
+	LLVMBuildBr(g->b, join);
+	LLVMPositionBuilderAtEnd(g->b, other);
+	v[1] = stored_local_ids(g, dim);
+	from[1] = LLVMGetInsertBlock(g->b);
+	LLVMBuildBr(g->b, join);
+	LLVMPositionBuilderAtEnd(g->b, join);
+	x = LLVMBuildPhi(g->b, g->vi64, "lid");
+	LLVMAddIncoming(x, v, from, 2);
+	return x;
 }
 
 /* s2r: the special registers as weft_exec.c's exec_s2r() computes them. */
@@ -2164,7 +2219,6 @@ static void build(struct gen *g, const char *name)
 			emit_block(g, i);
 	free(g->blk);
 	free(g->nested);
-	free(g->leader);
 }
 
 static void report(const char *what, LLVMErrorRef err)
@@ -2199,21 +2253,72 @@ static LLVMErrorRef note_code_bytes(void *ctx, LLVMMemoryBufferRef *obj)
 	return NULL;
 }
 
+/* The name of a translation in perf maps and dumps: by its kernel's hash, width and tier. */
+static void translation_name(char *buf, size_t size, const struct kernel *k, unsigned tier)
+{
+	snprintf(buf, size, "weft_kernel_%016llx_simd%u_%s", (unsigned long long)k->hash, k->simd,
+		 tier == TIER_OPT ? "opt" : "fast");
+}
+
 /* Appends the translation at @addr to /tmp/perf-PID.map, named by its kernel and tier. */
 static void name_for_perf(LLVMOrcExecutorAddress addr, uint64_t bytes, const struct kernel *k,
 			  unsigned tier)
 {
-	char path[64];
+	char path[64], name[64];
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)getpid());
 	f = fopen(path, "a");
 	if (!f)
 		return;
-	fprintf(f, "%llx %llx weft_kernel_%016llx_simd%u_%s\n", (unsigned long long)addr,
-		(unsigned long long)(bytes ? bytes : 1), (unsigned long long)k->hash, k->simd,
-		tier == TIER_OPT ? "opt" : "fast");
+	translation_name(name, sizeof(name), k, tier);
+	fprintf(f, "%llx %llx %s\n", (unsigned long long)addr, (unsigned long long)(bytes ? bytes : 1), name);
 	fclose(f);
+}
+
+static LLVMTargetMachineRef host_machine(LLVMCodeGenOptLevel level);
+static LLVMCodeGenOptLevel codegen_level_from_env(void);
+
+/*
+ * WEFT_MODEL_JIT_DUMP: DIR/NAME.weft (the instructions, a mark on each
+ * that starts a basic block), NAME.ll (the IR as it goes to code
+ * generation) and NAME.s (the host assembly, generated from a copy of the
+ * module at the tier's level).  A file that cannot be written is left out.
+ */
+static void dump_translation(struct weft_jit *j, const struct gen *g, unsigned tier)
+{
+	char name[64], path[4096], line[256], *msg = NULL;
+	LLVMTargetMachineRef tm;
+	LLVMModuleRef copy;
+	FILE *f;
+
+	translation_name(name, sizeof(name), g->k, tier);
+	snprintf(path, sizeof(path), "%s/%s.weft", j->dump_dir, name);
+	f = fopen(path, "w");
+	if (f) {
+		for (unsigned i = 0; i < g->k->nw; i++) {
+			if (!g->k->start[i])
+				continue;
+			weft_isa_print(&g->k->insts[i], line, sizeof(line));
+			fprintf(f, "%c%5u: %s\n", g->leader[i] ? '>' : ' ', i, line);
+		}
+		fclose(f);
+	}
+	snprintf(path, sizeof(path), "%s/%s.ll", j->dump_dir, name);
+	if (LLVMPrintModuleToFile(g->mod, path, &msg))
+		fprintf(stderr, "weft-model: translator: %s: %s\n", path, msg);
+	LLVMDisposeMessage(msg);
+	msg = NULL;
+	tm = host_machine(tier == TIER_OPT ? codegen_level_from_env() : LLVMCodeGenLevelNone);
+	if (!tm)
+		return;
+	snprintf(path, sizeof(path), "%s/%s.s", j->dump_dir, name);
+	copy = LLVMCloneModule(g->mod);
+	if (LLVMTargetMachineEmitToFile(tm, copy, path, LLVMAssemblyFile, &msg))
+		fprintf(stderr, "weft-model: translator: %s: %s\n", path, msg);
+	LLVMDisposeMessage(msg);
+	LLVMDisposeModule(copy);
+	LLVMDisposeTargetMachine(tm);
 }
 
 /* Translates @k into @rt's machine code; NULL on failure (the kernel interprets). */
@@ -2250,6 +2355,9 @@ static weft_jit_fn translate(struct weft_jit *j, const struct kernel *k, uint64_
 	opts = LLVMCreatePassBuilderOptions();
 	err = LLVMRunPasses(g.mod, "function(early-cse)", j->tm, opts);
 	LLVMDisposePassBuilderOptions(opts);
+	if (!err && j->dump_dir)
+		dump_translation(j, &g, tier);
+	free(g.leader);
 	if (err) {
 		report("optimizing", err);
 		LLVMDisposeModule(g.mod);
@@ -2430,6 +2538,7 @@ struct weft_jit *weft_jit_create(void)
 	/* Translation time matters more than the last cycles (execution.rst). */
 	j->tm = host_machine(LLVMCodeGenLevelNone);
 	j->perf_map = getenv("WEFT_MODEL_JIT_PERF_MAP") && strcmp(getenv("WEFT_MODEL_JIT_PERF_MAP"), "0");
+	j->dump_dir = getenv("WEFT_MODEL_JIT_DUMP") && *getenv("WEFT_MODEL_JIT_DUMP") ? getenv("WEFT_MODEL_JIT_DUMP") : NULL;
 	j->lljit[TIER_FAST] = create_lljit(j, LLVMCodeGenLevelNone);
 	j->lljit[TIER_OPT] = create_lljit(j, codegen_level_from_env());
 	if (!j->cache || !j->tm || !j->lljit[TIER_FAST] || !j->lljit[TIER_OPT]) {

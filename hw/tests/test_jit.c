@@ -89,7 +89,7 @@ static uint64_t buf(uint64_t bytes, uint64_t flags, void **host)
 	return va;
 }
 
-/* Appends the epilogue that stores r64..r215 of every item at dump + gid * 4 * DUMP_ROWS. */
+/* Appends the epilogue that stores r64..r215 of every item at dump + its linear global id * 4 * DUMP_ROWS. */
 static unsigned epilogue(uint64_t *c, unsigned n)
 {
 	char src[16384], *p = src;
@@ -97,7 +97,12 @@ static unsigned epilogue(uint64_t *c, unsigned n)
 	size_t nw;
 	char err[256];
 
-	p += sprintf(p, "\ts2r.u64 r216, sr.global_id.x\n\tmul.u64 r216, r216, %u\n"
+	/* The item's linear global id: items of a 2D or 3D dispatch that share x keep their own rows. */
+	p += sprintf(p, "\ts2r.u32 r216, sr.global_id.z\n\ts2r.u32 r217, sr.global_size.y\n"
+		     "\tmul.u32 r216, r216, r217\n\ts2r.u32 r217, sr.global_id.y\n\tadd.u32 r216, r216, r217\n"
+		     "\ts2r.u32 r217, sr.global_size.x\n\tmul.u32 r216, r216, r217\n"
+		     "\ts2r.u32 r217, sr.global_id.x\n\tadd.u32 r216, r216, r217\n"
+		     "\tcvt.u64.u32 r216, r216\n\tmul.u64 r216, r216, %u\n"
 		     "\tmov.u64 r218, 0x%llx\n\tadd.u64 r218, r218, r216\n",
 		     4 * DUMP_ROWS, (unsigned long long)dump_va);
 	for (unsigned r = 0; r < DUMP_ROWS; r++)
@@ -164,6 +169,8 @@ static void t_directed(void)
 {
 	static const struct { uint32_t g[3], l[3]; } shapes[] = {
 		{ { 77, 1, 1 }, { 24, 1, 1 } }, { { 12, 5, 2 }, { 4, 3, 2 } }, { { 64, 1, 1 }, { 64, 1, 1 } },
+		/* rows as wide as SIMD 8 and 16 sub-groups: y and z computed inline */
+		{ { 32, 4, 4 }, { 16, 2, 2 } },
 	};
 	char src[16384], *p;
 
