@@ -192,8 +192,10 @@ static inline const struct dc_entry *fetch(struct weft_worker *w, const struct d
 /*
  * Local ids of the sub-group's lanes: a division (none in a one-dimensional
  * work-group), then counting.  Every sub-group of a kernel that reads an id
- * computes them, so the common case of lanes in one row takes a loop that
- * vectorizes.
+ * computes them, so the common case of lanes in one row fills all
+ * WEFT_MAX_LANES lanes (a constant trip count vectorizes; lanes past the
+ * width are never read), and rewrites the y and z rows only when they
+ * change: never in a one-dimensional work-group.
  */
 void weft_sg_compute_lids(struct sg_ctx *c)
 {
@@ -208,14 +210,21 @@ void weft_sg_compute_lids(struct sg_ctx *c)
 		z = lin / (c->lsz[0] * c->lsz[1]);
 	}
 	if (x + simd <= c->lsz[0]) {
-		for (uint32_t l = 0; l < simd; l++) {
+		for (uint32_t l = 0; l < WEFT_MAX_LANES; l++)
 			c->lid[0][l] = x + l;
-			c->lid[1][l] = y;
-			c->lid[2][l] = z;
+		if (!c->lid_yz_uniform || c->lid_y != y || c->lid_z != z) {
+			for (uint32_t l = 0; l < WEFT_MAX_LANES; l++) {
+				c->lid[1][l] = y;
+				c->lid[2][l] = z;
+			}
+			c->lid_y = y;
+			c->lid_z = z;
+			c->lid_yz_uniform = true;
 		}
 		c->lid_valid = true;
 		return;
 	}
+	c->lid_yz_uniform = false;
 	for (uint32_t l = 0; l < simd; l++) {
 		c->lid[0][l] = x;
 		c->lid[1][l] = y;
@@ -580,11 +589,19 @@ static inline char tkind(unsigned t)
 	return t < WEFT_TYPE_COUNT ? weft_isa_types[t].kind : 'u';
 }
 
+/* Lane l's bit: a shift by the lane number would not vectorize without AVX2. */
+static const uint32_t lane_bit[WEFT_MAX_LANES] = {
+	1u << 0, 1u << 1, 1u << 2, 1u << 3, 1u << 4, 1u << 5, 1u << 6, 1u << 7,
+	1u << 8, 1u << 9, 1u << 10, 1u << 11, 1u << 12, 1u << 13, 1u << 14, 1u << 15,
+	1u << 16, 1u << 17, 1u << 18, 1u << 19, 1u << 20, 1u << 21, 1u << 22, 1u << 23,
+	1u << 24, 1u << 25, 1u << 26, 1u << 27, 1u << 28, 1u << 29, 1u << 30, 1u << 31,
+};
+
 static inline void set_mask(struct sg_state *s, uint32_t *M, uint32_t mask, unsigned NL)
 {
 	s->mask = mask;
 	for (unsigned l = 0; l < NL; l++)
-		M[l] = 0u - ((mask >> l) & 1);
+		M[l] = 0u - ((mask & lane_bit[l]) != 0);
 }
 
 static inline uint32_t lanes_true(uint32_t (*R)[WEFT_MAX_LANES], unsigned r, uint32_t mask,
@@ -1781,8 +1798,14 @@ static int run_group(struct weft_worker *w, uint64_t g)
 	for (int i = 0; i < 3; i++) {
 		uint64_t start;
 
-		c.gid[i] = (uint32_t)(rest % p->ngroups[i]);
-		rest /= p->ngroups[i];
+		/* No division in the last dimension with more than one group. */
+		if (rest < p->ngroups[i]) {
+			c.gid[i] = (uint32_t)rest;
+			rest = 0;
+		} else {
+			c.gid[i] = (uint32_t)(rest % p->ngroups[i]);
+			rest /= p->ngroups[i];
+		}
 		start = (uint64_t)c.gid[i] * dp->lsize[i];
 		c.lsz[i] = dp->gsize[i] - start < dp->lsize[i] ? (uint32_t)(dp->gsize[i] - start)
 							      : dp->lsize[i];
@@ -1917,6 +1940,7 @@ static void use_translator(struct weft_pool *p, const struct weft_dispatch_param
 static void run_some(struct weft_worker *w, struct weft_job *j)
 {
 	struct worker_slot *ws = &w->slots[j->slot];
+	uint64_t g, end;
 
 	w->job = j;
 	w->slot = ws;
@@ -1965,12 +1989,14 @@ static void run_some(struct weft_worker *w, struct weft_job *j)
 		if (n > w->scratch_used)
 			w->scratch_used = n;
 	}
-	for (int k = 0; k < GROUPS_PER_PICK && !atomic_load(&j->abort); k++) {
-		uint64_t g = atomic_fetch_add(&j->next, 1);
-
-		if (g >= j->total || run_group(w, g))
+	/* The pick's work-groups claimed at once (next may pass total). */
+	g = atomic_fetch_add(&j->next, GROUPS_PER_PICK);
+	end = g + GROUPS_PER_PICK;
+	if (end > j->total || end < g)
+		end = j->total;
+	for (; g < end && !atomic_load(&j->abort); g++)
+		if (run_group(w, g))
 			break;
-	}
 	fence_streams(w);
 	account(j, w->pending);
 	w->pending = 0;

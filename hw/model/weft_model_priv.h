@@ -131,6 +131,9 @@ struct sg_ctx {
 	uint32_t nitems, nsub, sg;
 	bool lid_valid;		/* lid[] computed for this sub-group */
 	uint32_t lid[3][WEFT_MAX_LANES];
+	/* lid[1] and lid[2] hold lid_y and lid_z in every lane (zero-initialized: not yet). */
+	bool lid_yz_uniform;
+	uint32_t lid_y, lid_z;
 };
 
 /* Fills c->lid[] for the sub-group c->sg (sets lid_valid). */
