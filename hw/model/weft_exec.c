@@ -90,6 +90,10 @@ struct weft_worker {
 	bool streamed;			/* streaming stores not yet fenced (store_row()) */
 	uint32_t (*R)[WEFT_MAX_LANES];	/* the running sub-group's registers */
 	uint32_t M[WEFT_MAX_LANES];
+	/* M holds the lane masks of M_mask at width M_simd (0: unknown), as
+	 * every turn leaves them: a turn of the same mask need not store them. */
+	uint32_t M_mask;
+	unsigned M_simd;
 	/* Per-slot register files: a work-group's sub-groups that wait at a
 	 * barrier keep theirs (slot 0 is reused while none waits). */
 	uint32_t (*rf[MAX_SLOTS])[WEFT_MAX_LANES];
@@ -1741,8 +1745,12 @@ static int run_translated(struct weft_worker *w, struct sg_ctx *c, struct sg_sta
 				  .w = w, .s = s, .c = c };
 	int r;
 
-	set_mask(s, w->M, s->mask, c->dp->simd);
+	if (s->mask != w->M_mask || c->dp->simd != w->M_simd)
+		set_mask(s, w->M, s->mask, c->dp->simd);
 	r = w->slot->jit(&x);
+	/* Translated code and the helpers it calls change M with the mask. */
+	w->M_mask = s->mask;
+	w->M_simd = c->dp->simd;
 	switch (r) {
 	case SG_ENDED:
 	case SG_AT_BARRIER:
@@ -1813,6 +1821,7 @@ static int run_group(struct weft_worker *w, uint64_t g)
 	}
 	c.nsub = (c.nitems + dp->simd - 1) / dp->simd;
 	memset(w->slot_used, 0, sizeof(w->slot_used));	/* also after an error */
+	w->M_simd = 0;	/* the interpreter and errors leave M unknown */
 	for (unsigned k = 0; k < c.nsub; k++) {
 		w->sgs[k].slot = -1;
 		w->sgs[k].done = false;

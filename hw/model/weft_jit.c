@@ -1166,10 +1166,18 @@ static LLVMValueRef lane_pages(struct gen *g, LLVMValueRef av, LLVMValueRef offs
  */
 static void tlb_fill(struct weft_mmu *mmu, const uint64_t *va, uint32_t mask)
 {
+	uint64_t last = UINT64_MAX;
 	struct weft_fault f;
 
-	for (; mask; mask &= mask - 1)
+	for (; mask; mask &= mask - 1) {
+		uint64_t vpn = va[__builtin_ctz(mask)] >> WEFT_MMU_PAGE_SHIFT;
+
+		/* The previous lane's page, just looked up: the same TLB state. */
+		if (vpn == last)
+			continue;
+		last = vpn;
 		weft_mmu_translate(mmu, va[__builtin_ctz(mask)], WEFT_ACC_READ, &f);
+	}
 }
 
 /*
