@@ -1759,6 +1759,8 @@ static int run_translated(struct weft_worker *w, struct sg_ctx *c, struct sg_sta
 		return account(w->job, x.count) ? SG_ERROR : SG_YIELDED;
 	case WEFT_JIT_INTERPRET:
 		w->pending += x.count;
+		/* The interpreter changes M with the mask too, unrecorded. */
+		w->M_simd = 0;
 		return interpret(w, c, s);
 	default:
 		return SG_ERROR;
