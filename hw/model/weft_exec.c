@@ -1734,20 +1734,28 @@ int weft_jit_cf(struct weft_jit_ctx *x, const struct weft_inst *in, uint64_t pc,
 	return r;
 }
 
+/* The private memory of register-file slot @slot (NULL: the dispatch has none). */
+static uint8_t *slot_scratch(struct weft_worker *w, const struct sg_ctx *c, int slot)
+{
+	return w->scratch ? w->scratch + (uint64_t)slot * WEFT_MAX_LANES * c->dp->scratch : NULL;
+}
+
 /* The sub-group's turn in its translation: the same ends as the interpreter's. */
-static int run_translated(struct weft_worker *w, struct sg_ctx *c, struct sg_state *s)
+static int run_translated(struct weft_worker *w, struct sg_ctx *c, struct sg_state *s,
+			  unsigned *ended)
 {
 	struct weft_jit_ctx x = { .R = w->R, .M = w->M, .mask = &s->mask, .pc = &s->pc,
 				  .base = c->dp->code, .args = c->dp->args, .mmu = &w->slot->mmu,
-				  .slm = w->slm,
-				  .scratch = w->scratch ? w->scratch + (uint64_t)s->slot * WEFT_MAX_LANES *
-								  c->dp->scratch : NULL,
+				  .slm = w->slm, .scratch = slot_scratch(w, c, s->slot),
 				  .w = w, .s = s, .c = c };
 	int r;
 
 	if (s->mask != w->M_mask || c->dp->simd != w->M_simd)
 		set_mask(s, w->M, s->mask, c->dp->simd);
 	r = w->slot->jit(&x);
+	/* The call may have run on into later sub-groups (weft_jit_next_sg()). */
+	s = x.s;
+	*ended = x.ended;
 	/* Translated code and the helpers it calls change M with the mask. */
 	w->M_mask = s->mask;
 	w->M_simd = c->dp->simd;
@@ -1785,6 +1793,64 @@ static int get_slot(struct weft_worker *w)
 		return k;
 	}
 	return -1;
+}
+
+/* A sub-group's first turn: a slot, its entry and its mask (run_group() or a run of sub-groups). */
+static int start_sg(struct weft_worker *w, const struct sg_ctx *c, struct sg_state *s)
+{
+	const struct weft_dispatch_params *dp = c->dp;
+	uint32_t n = c->nitems - c->sg * dp->simd;
+
+	s->slot = get_slot(w);
+	if (s->slot < 0) {
+		set_error(w->job, WEFT_QERR_BAD_DISPATCH, dp->code, NULL);
+		return -1;
+	}
+	s->pc = dp->code;
+	s->sp = 0;
+	s->mask = n >= 32 ? ~0u : (1u << n) - 1;
+	if (dp->simd < 32)
+		s->mask &= (1u << dp->simd) - 1;
+	return 0;
+}
+
+/*
+ * A run of sub-groups (execution.rst): the translated turn of sub-group
+ * c->sg ended, and run_group()'s next turn would be the first of sub-group
+ * c->sg + 1, on the slot just freed, with nothing accounted in between;
+ * then the call goes on with it, set up as run_group() and
+ * run_translated() would set it up.  The turns, their order, the slots and
+ * the points where the watchdog and a reset are checked stay the same.
+ */
+int weft_jit_next_sg(struct weft_jit_ctx *x)
+{
+	struct weft_worker *w = x->w;
+	struct sg_ctx *c = x->c;
+	struct sg_state *s = x->s, *next = s + 1;
+	unsigned simd = c->dp->simd;
+
+	if (c->sg + 1 >= c->nsub || next->slot >= 0 || w->pending + x->count >= ACCOUNT_EVERY)
+		return 0;
+	w->pending += x->count;
+	x->count = 0;
+	s->done = true;
+	w->slot_used[s->slot] = false;
+	x->ended++;
+	c->sg++;
+	c->lid_valid = false;
+	/* The slot just freed: every lower one is held (no sub-group has ended
+	 * since this one started), so the same register file. */
+	if (start_sg(w, c, next))
+		return 0;	/* not reached */
+	if (next->mask != s->mask)
+		set_mask(next, w->M, next->mask, simd);
+	w->R = w->rf[next->slot];
+	x->R = w->R;
+	x->scratch = slot_scratch(w, c, next->slot);
+	x->s = next;
+	x->mask = &next->mask;
+	x->pc = &next->pc;
+	return next->mask == (simd == 32 ? ~0u : (1u << simd) - 1) ? 2 : 1;
 }
 
 /*
@@ -1837,23 +1903,20 @@ static int run_group(struct weft_worker *w, uint64_t g)
 
 			if (s->done || s->at_barrier)
 				continue;
-			if (s->slot < 0) {
-				uint32_t n = c.nitems - c.sg * dp->simd;
-
-				s->slot = get_slot(w);
-				if (s->slot < 0) {
-					set_error(p, WEFT_QERR_BAD_DISPATCH, dp->code, NULL);
-					return -1;
-				}
-				s->pc = dp->code;
-				s->sp = 0;
-				s->mask = n >= 32 ? ~0u : (1u << n) - 1;
-				if (dp->simd < 32)
-					s->mask &= (1u << dp->simd) - 1;
-			}
+			if (s->slot < 0 && start_sg(w, &c, s))
+				return -1;
 			c.lid_valid = false;
 			w->R = w->rf[s->slot];
-			r = w->slot->jit ? run_translated(w, &c, s) : interpret(w, &c, s);
+			if (w->slot->jit) {
+				unsigned ended;
+
+				r = run_translated(w, &c, s, &ended);
+				/* Sub-groups the call ran to their end before c.sg's turn. */
+				live -= ended;
+				s = &w->sgs[c.sg];
+			} else {
+				r = interpret(w, &c, s);
+			}
 			if (r == SG_ERROR)
 				return -1;
 			if (r == SG_ENDED) {

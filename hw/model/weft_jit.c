@@ -315,12 +315,14 @@ struct gen {
 	 * instruction, which the fast tier's code generation would keep. */
 	LLVMValueRef wide[WEFT_NUM_REGS], wide_lo[WEFT_NUM_REGS], wide_hi[WEFT_NUM_REGS];
 	uint8_t *leader;			/* word index starts a basic block */
-	LLVMBasicBlockRef *blk, dispatch, exit;
+	LLVMBasicBlockRef *blk, start, dispatch, exit;
 	LLVMValueRef dispatch_phi, exit_phi;
 	bool slow_path;				/* emitting a translated access's slow path */
 	bool full;				/* emitting a block's variant for all lanes on */
 	bool by_handlers;			/* emitting a block's variant of handler calls */
 	uint8_t *nested;			/* word index lies inside an if or loop construct */
+	/* Rows a sub-group with every lane on overwrites at its start (find_entry_kills()). */
+	bool entry_kills[WEFT_NUM_REGS];
 };
 
 static LLVMValueRef c32(struct gen *g, uint64_t v)
@@ -415,7 +417,12 @@ static void block_start(struct gen *g, LLVMBasicBlockRef bb)
 	g->on = NULL;
 }
 
-/* Rows an instruction reads (bit 0) and writes (bit 1), as the interpreter's handler does. */
+/*
+ * Rows an instruction reads (bit 0) and writes (bit 1), as the interpreter's
+ * handler does; bit 2: written as its result in every active lane, bit 3:
+ * read as its operand (a masked write reads the row too, for the lanes it
+ * keeps).
+ */
 static void inst_rows(const struct weft_inst *in, uint8_t *use)
 {
 	const struct weft_op_info *oi = &weft_isa_ops[in->op];
@@ -429,15 +436,15 @@ static void inst_rows(const struct weft_inst *in, uint8_t *use)
 
 		switch (od->role) {
 		case WEFT_ROLE_DST:
-			how = 3;	/* masked writes keep the other lanes: read too */
+			how = 3 | 4;	/* masked writes keep the other lanes: read too */
 			break;
 		case WEFT_ROLE_SRCI:
 			if (in->has_imm || in->has_lit)
 				continue;
-			how = 1;
+			how = 1 | 8;
 			break;
 		case WEFT_ROLE_SRC: case WEFT_ROLE_MEM: case WEFT_ROLE_ADDR: case WEFT_ROLE_SDATA:
-			how = 1;
+			how = 1 | 8;
 			break;
 		default:
 			continue;
@@ -2014,6 +2021,41 @@ static void emit_cf(struct gen *g, unsigned i, const struct weft_inst *in)
 	jump(g, i, LLVMBuildLoad2(g->b, g->i64, g->target, "tgt"), -1);
 }
 
+/*
+ * After end: the work-group's next sub-group in the same call when
+ * weft_jit_next_sg() sets it up, else the turn ends.  The rows the block
+ * assigned go to the file first, but for a next sub-group with every lane
+ * on those it overwrites at its start (entry_kills): no one can read
+ * their values (execution.rst, "A run of sub-groups").
+ * weft_jit_next_sg() reads no row and leaves the slot, so the rows go to
+ * the same file after it.
+ */
+static void next_sub_group(struct gen *g)
+{
+	LLVMTypeRef fn_ty = LLVMFunctionType(g->i32, &g->ptr, 1, false);
+	LLVMValueRef more = LLVMBuildCall2(g->b, fn_ty, const_ptr(g, (uintptr_t)weft_jit_next_sg), &g->x, 1, "");
+	LLVMBasicBlockRef done = new_block(g, "ended"), some = new_block(g, "next"), whole = new_block(g, "next_whole");
+	LLVMValueRef sw = LLVMBuildSwitch(g->b, more, done, 2);
+	bool dirty[WEFT_NUM_REGS];
+
+	LLVMAddCase(sw, c32(g, 1), some);
+	LLVMAddCase(sw, c32(g, 2), whole);
+	memcpy(dirty, g->dirty, sizeof(dirty));
+	LLVMPositionBuilderAtEnd(g->b, whole);
+	for (unsigned r = 0; r < WEFT_NUM_REGS; r++)
+		g->dirty[r] &= !g->entry_kills[r];
+	flush(g, NULL, 0);
+	LLVMBuildBr(g->b, g->start);
+	memcpy(g->dirty, dirty, sizeof(dirty));
+	LLVMPositionBuilderAtEnd(g->b, some);
+	flush(g, NULL, 0);
+	LLVMBuildBr(g->b, g->start);
+	memcpy(g->dirty, dirty, sizeof(dirty));
+	LLVMPositionBuilderAtEnd(g->b, done);
+	flush(g, NULL, 0);
+	exit_with(g, SG_ENDED);
+}
+
 /* Instruction @i; returns whether its block goes on with the next instruction. */
 static bool emit_inst(struct gen *g, unsigned i)
 {
@@ -2021,8 +2063,7 @@ static bool emit_inst(struct gen *g, unsigned i)
 
 	switch (weft_isa_ops[in->op].cls) {
 	case WEFT_CLASS_END:
-		flush(g, NULL, 0);
-		exit_with(g, SG_ENDED);
+		next_sub_group(g);
 		return false;
 	case WEFT_CLASS_BAR:
 		flush(g, NULL, 0);
@@ -2130,6 +2171,33 @@ static void find_nested(const struct kernel *k, uint8_t *nested)
 }
 
 /*
+ * Rows the entry block writes, in every lane of a sub-group with every lane
+ * on, before any instruction reads them: a sub-group that starts so
+ * overwrites them before it can read them, and the block's only way out
+ * before its end is a fault, which stops the dispatch (registers start
+ * zeroed in the next one).
+ */
+static void find_entry_kills(const struct kernel *k, const uint8_t *leader, bool *kills)
+{
+	bool read[WEFT_NUM_REGS] = { 0 };
+
+	for (unsigned i = 0; i < k->nw && (i == 0 || !leader[i]); i += k->insts[i].nwords) {
+		const struct weft_inst *in = &k->insts[i];
+		uint8_t use[WEFT_NUM_REGS] = { 0 };
+
+		if (ends_block(in))
+			return;
+		inst_rows(in, use);
+		for (unsigned r = 0; r < WEFT_NUM_REGS; r++) {
+			if ((use[r] & 8) && !kills[r])
+				read[r] = true;
+			if ((use[r] & 4) && !read[r])
+				kills[r] = true;
+		}
+	}
+}
+
+/*
  * The block at @first, twice: for a sub-group with every lane on (the mask
  * does not change inside a block), where a register write is the new value
  * itself, and for any mask.  Inside an if or a loop, that second variant
@@ -2185,7 +2253,9 @@ static void build(struct gen *g, const char *name)
 	g->nested = calloc(k->nw, 1);
 	find_leaders(k, g->leader);
 	find_nested(k, g->nested);
+	find_entry_kills(k, g->leader, g->entry_kills);
 	entry = new_block(g, "entry");
+	g->start = new_block(g, "start");
 	g->dispatch = new_block(g, "dispatch");
 	g->exit = new_block(g, "exit");
 	interp = new_block(g, "interpret");
@@ -2194,6 +2264,12 @@ static void build(struct gen *g, const char *name)
 			g->blk[i] = new_block(g, "b");
 
 	LLVMPositionBuilderAtEnd(g->b, entry);
+	g->target = LLVMBuildAlloca(g->b, g->i64, "target");
+	g->lanes_tmp = LLVMBuildAlloca(g->b, LLVMArrayType(g->i64, WEFT_MAX_LANES), "lanes");
+	LLVMBuildBr(g->b, g->start);
+
+	/* A sub-group's turn starts here, also the next one's of a run (next_sub_group()). */
+	LLVMPositionBuilderAtEnd(g->b, g->start);
 	g->R = ctx_load(g, offsetof(struct weft_jit_ctx, R), g->ptr, "R");
 	g->Mp = ctx_load(g, offsetof(struct weft_jit_ctx, M), g->ptr, "Mp");
 	g->maskp = ctx_load(g, offsetof(struct weft_jit_ctx, mask), g->ptr, "maskp");
@@ -2202,15 +2278,13 @@ static void build(struct gen *g, const char *name)
 	g->mmu = ctx_load(g, offsetof(struct weft_jit_ctx, mmu), g->ptr, "mmu");
 	g->c = ctx_load(g, offsetof(struct weft_jit_ctx, c), g->ptr, "sg");
 	g->countp = byte_ptr(g, g->x, c64(g, offsetof(struct weft_jit_ctx, count)));
-	g->target = LLVMBuildAlloca(g->b, g->i64, "target");
-	g->lanes_tmp = LLVMBuildAlloca(g->b, LLVMArrayType(g->i64, WEFT_MAX_LANES), "lanes");
 	pc0 = LLVMBuildLoad2(g->b, g->i64, g->pcp, "pc0");
 	LLVMBuildBr(g->b, g->dispatch);
 
 	/* A turn starts, or a jump whose target is only known at run time goes, here. */
 	LLVMPositionBuilderAtEnd(g->b, g->dispatch);
 	g->dispatch_phi = LLVMBuildPhi(g->b, g->i64, "target");
-	LLVMAddIncoming(g->dispatch_phi, &pc0, &entry, 1);
+	LLVMAddIncoming(g->dispatch_phi, &pc0, &g->start, 1);
 	sw = LLVMBuildSwitch(g->b, LLVMBuildSub(g->b, g->dispatch_phi, g->base, ""), interp, 64);
 	for (unsigned i = 0; i < k->nw; i++)
 		if (g->blk[i])

@@ -35,6 +35,7 @@ struct weft_jit_ctx {
 	uint8_t *scratch;		/* the private memory of the sub-group's slot */
 	void *w, *s;			/* worker, sub-group: for the helpers */
 	struct sg_ctx *c;		/* the sub-group's place in the dispatch (s2r) */
+	uint32_t ended;			/* out: sub-groups ended in the call before *c's */
 };
 
 /*
@@ -52,6 +53,14 @@ int weft_jit_exec(struct weft_jit_ctx *x, const struct weft_inst *in, uint64_t p
 /* Returns CF_BAD (error set), CF_NEXT or CF_JUMP with *target. */
 int weft_jit_cf(struct weft_jit_ctx *x, const struct weft_inst *in, uint64_t pc, unsigned simd,
 		uint64_t *target);
+
+/*
+ * At a translated end: 2 (every lane on) or 1 when the call goes on with
+ * the work-group's next sub-group, on the same register file, which the
+ * context then describes (its first turn starts at *pc); 0 when the turn
+ * ends here (execution.rst, "A run of sub-groups").
+ */
+int weft_jit_next_sg(struct weft_jit_ctx *x);
 
 /* When the model translates (WEFT_MODEL_JIT, execution.rst). */
 enum weft_jit_mode {

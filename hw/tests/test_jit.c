@@ -53,8 +53,8 @@ static struct env *make(const char *mode)
 	return make_tiered(mode, NULL);
 }
 
-/* Runs @d on both models; checks that they agree. */
-static void both(const struct env_dispatch *d, const char *what)
+/* Runs @d on both models; checks that they agree.  Returns the interpreter's error. */
+static uint32_t both(const struct env_dispatch *d, const char *what)
 {
 	uint32_t err[2];
 	struct env *e[2] = { ref, jit };
@@ -78,6 +78,7 @@ static void both(const struct env_dispatch *d, const char *what)
 		CHECK(0, "%s: memory differs first at GPA 0x%llx: 0x%02x interpreted, 0x%02x translated",
 		      what, (unsigned long long)i, ref->mem[i], jit->mem[i]);
 	}
+	return err[0];
 }
 
 /* In both models: the same buffer at the same VA. */
@@ -155,6 +156,23 @@ static bool load_code(const char *src)
 	free(w);
 	n = epilogue(code[0], (unsigned)nw - 1);	/* over its end */
 	memcpy(code[1], code[0], n * 8);
+	return true;
+}
+
+/* Assembles @src alone (no epilogue) into both models' code buffers. */
+static bool load_bare(const char *src)
+{
+	uint64_t *w;
+	size_t nw;
+	char err[256];
+
+	if (weft_asm(src, "<bare>", &w, &nw, err, sizeof(err))) {
+		CHECK(0, "%s", err);
+		return false;
+	}
+	memcpy(code[0], w, nw * 8);
+	memcpy(code[1], w, nw * 8);
+	free(w);
 	return true;
 }
 
@@ -635,9 +653,6 @@ static void t_spins(void)
 	for (unsigned si = 0; si < 3; si++) {
 		for (unsigned k = 0; k < 3; k++) {
 			char src[1024], what[64];
-			uint64_t *w;
-			size_t nw;
-			char err[256];
 			struct env_dispatch d = { code_va, args_va, 8u << si, { 96, 1, 1 }, { 96, 1, 1 } };
 
 			snprintf(src, sizeof(src),
@@ -654,17 +669,170 @@ static void t_spins(void)
 				 "\tend\n"
 				 "other:\n\t%s\n"
 				 "\tend\n", tail[k]);
-			if (weft_asm(src, "<spin>", &w, &nw, err, sizeof(err))) {
-				CHECK(0, "%s", err);
+			if (!load_bare(src))
 				return;
-			}
-			memcpy(code[0], w, nw * 8);
-			memcpy(code[1], w, nw * 8);
-			free(w);
 			args[0][0] = args[1][0] = 0;
 			args[0][1] = args[1][1] = 0;
 			snprintf(what, sizeof(what), "spin %u at simd %u", k, 8u << si);
 			both(&d, what);
+		}
+	}
+}
+
+/*
+ * Runs of sub-groups (execution.rst, "A run of sub-groups"): a translated
+ * call that ends one sub-group goes on with the work-group's next one.
+ * First a kernel of one block, whose rows r64, r65 (read first) must be
+ * stored at its end, r66, r67 (written first) need not.  Then one where
+ * each sub-group reads r64 and r65 before writing them and writes r73 in
+ * odd lanes only (the register file of the slot, as the previous sub-group
+ * on it left it; r66..r71 its entry block overwrites, which a run need not
+ * store), takes the ids and special registers, ends inside an if in its
+ * second sub-group, in work-groups of 1 and 2 dimensions whose rows are not
+ * multiples of the width and whose last sub-group and work-group are
+ * partial.
+ */
+static void t_runs(void)
+{
+	static const struct { uint32_t g[3], l[3]; } shapes[] = {
+		{ { 300, 1, 1 }, { 72, 1, 1 } }, { { 20, 15, 1 }, { 10, 6, 1 } },
+		{ { 30, 10, 1 }, { 30, 2, 1 } }, { { 256, 1, 1 }, { 128, 1, 1 } },
+	};
+	static const char straight[] =
+		"\ts2r.u32 r2, sr.local_linear_id\n"
+		"\tadd.u32 r64, r64, r2\n"
+		"\tadd.u32 r65, r65, 1\n"
+		"\ts2r.u32 r66, sr.subgroup_id\n"
+		"\tmov.u32 r67, r2\n"
+		"\tadd.u32 r67, r67, r66\n"
+		"\tend\n";
+	static const char src[] =
+		"\ts2r.u32 r2, sr.local_linear_id\n"
+		"\ts2r.u32 r8, sr.subgroup_id\n"
+		"\tadd.u32 r64, r64, r2\n"
+		"\tadd.u32 r65, r65, 1\n"
+		"\ts2r.u32 r66, sr.local_id.x\n"
+		"\ts2r.u32 r67, sr.local_id.y\n"
+		"\ts2r.u32 r68, sr.subgroup_size\n"
+		"\ts2r.u32 r69, sr.group_id.x\n"
+		"\ts2r.u32 r70, sr.group_id.y\n"
+		"\ts2r.u32 r71, sr.global_id.x\n"
+		"\tand.u32 r3, r2, 1\n"
+		"\tif r3, even\n"
+		"\tadd.u32 r72, r72, r2\n"
+		"\tmov.u32 r73, r8\n"
+		"even:\tendif\n"
+		"\tset.eq.u32 r4, r8, 1\n"
+		"\tif r4, other\n"
+		"\tend\n"
+		"other:\tendif\n"
+		"\tend\n";
+
+	for (unsigned v = 0; v < 2; v++) {
+		if (!load_code(v ? src : straight))
+			return;
+		for (unsigned si = 0; si < 3; si++) {
+			for (unsigned k = 0; k < sizeof(shapes) / sizeof(shapes[0]); k++) {
+				struct env_dispatch d = { code_va, args_va, 8u << si, { 0 }, { 0 }, { 0 }, 0, 0 };
+				char what[64];
+
+				memcpy(d.gsize, shapes[k].g, sizeof(d.gsize));
+				memcpy(d.lsize, shapes[k].l, sizeof(d.lsize));
+				snprintf(what, sizeof(what), "run %u, shape %u at simd %u", v, k, d.simd);
+				both(&d, what);
+			}
+		}
+	}
+}
+
+/*
+ * A fault in the third of a work-group's four sub-groups, in the middle of
+ * a run: the first two stored, the fourth never ran, the same fault block.
+ */
+static void t_run_fault(void)
+{
+	char src[1024];
+
+	snprintf(src, sizeof(src),
+		 "\ts2r.u64 r0, sr.args\n"
+		 "\ts2r.u32 r2, sr.global_id.x\n"
+		 "\ts2r.u32 r8, sr.subgroup_id\n"
+		 "\tcvt.u64.u32 r6, r2\n"
+		 "\tmul.u64 r6, r6, 4\n"
+		 "\tadd.u64 r6, r6, r0\n"
+		 "\tadd.u32 r9, r8, 1\n"
+		 "\tst.global.u32 [r6+0], r9\n"
+		 "\tset.eq.u32 r3, r8, 2\n"
+		 "\tif r3, fine\n"
+		 "\tmov.u64 r10, 0x%llx\n"
+		 "\tst.global.u32 [r10+0], r2\n"
+		 "fine:\tendif\n"
+		 "\tst.global.u32 [r6+8192], r9\n"
+		 "\tend\n", (unsigned long long)ro_va);
+	if (!load_code(src))
+		return;
+	for (unsigned si = 0; si < 3; si++) {
+		unsigned simd = 8u << si;
+		struct env_dispatch d = { code_va, args_va, simd, { 8 * simd, 1, 1 }, { 4 * simd, 1, 1 } };
+		char what[64];
+
+		memset(args[0], 0, 16384);
+		memset(args[1], 0, 16384);
+		snprintf(what, sizeof(what), "fault in sub-group 2 at simd %u", simd);
+		both(&d, what);
+		/* Items' words: sub-group k's first at index k * simd / 2; the second stores at 1024 on. */
+		CHECK(args[0][simd] == (3ull << 32 | 3) && args[0][3 * simd / 2] == 0 &&
+		      args[0][1024 + simd / 2] == (2ull << 32 | 2) && args[0][1024 + simd] == 0,
+		      "%s: the interpreter stored 0x%llx 0x%llx 0x%llx 0x%llx", what,
+		      (unsigned long long)args[0][simd], (unsigned long long)args[0][3 * simd / 2],
+		      (unsigned long long)args[0][1024 + simd / 2], (unsigned long long)args[0][1024 + simd]);
+	}
+}
+
+/*
+ * The watchdog fires between two sub-groups of a run: each sub-group loops
+ * 1200 instructions (under its quantum), then takes a ticket from a counter
+ * in memory, so the sub-groups' order and where the dispatch stopped are
+ * in memory.  Then the same with a loop over its quantum (each sub-group
+ * yields once, so runs end there and the order of turns shows).
+ */
+static void t_run_watchdog(void)
+{
+	static const unsigned trips[] = { 400, 1400 };
+	void *h[2];
+	uint64_t out = buf(65536 * 4, WEFT_PTE_VALID | WEFT_PTE_WRITE, h);
+	uint32_t *ticket = h[0];
+
+	for (unsigned t = 0; t < 2; t++) {
+		for (unsigned si = 0; si < 3; si++) {
+			struct env_dispatch d = { code_va, args_va, 8u << si, { 65536, 1, 1 }, { 256, 1, 1 } };
+			char src[1024], what[64];
+
+			snprintf(src, sizeof(src),
+				 "\ts2r.u64 r0, sr.args\n"
+				 "\ts2r.u32 r2, sr.global_id.x\n"
+				 "\tmov.u32 r10, 0\n"
+				 "loop:\tadd.u32 r10, r10, 1\n"
+				 "\tset.lt.u32 r5, r10, %u\n"
+				 "\tbra.any r5, loop\n"
+				 "\tld.global.u32 r20, [r0+0]\n"
+				 "\tadd.u32 r21, r20, 1\n"
+				 "\tst.global.u32 [r0+0], r21\n"
+				 "\tcvt.u64.u32 r6, r2\n"
+				 "\tmul.u64 r6, r6, 4\n"
+				 "\tmov.u64 r12, 0x%llx\n"
+				 "\tadd.u64 r6, r6, r12\n"
+				 "\tst.global.u32 [r6+0], r21\n"
+				 "\tend\n", trips[t], (unsigned long long)out);
+			if (!load_bare(src))
+				return;
+			args[0][0] = args[1][0] = 0;
+			memset(h[0], 0, 65536 * 4);
+			memset(h[1], 0, 65536 * 4);
+			snprintf(what, sizeof(what), "watchdog after %u trips at simd %u", trips[t], d.simd);
+			CHECK_EQ(both(&d, what), WEFT_QERR_WATCHDOG);
+			CHECK(ticket[0] != 0 && ticket[65535] == 0, "%s: tickets %u .. %u", what, ticket[0],
+			      ticket[65535]);
 		}
 	}
 }
@@ -873,6 +1041,12 @@ int main(void)
 	      t_structured);
 	h_run("jit: spins on a flag a later sub-group sets, forever (watchdog), or beside a fault",
 	      t_spins);
+	h_run("jit: runs of sub-groups in one call read the registers the previous one left, partial, 2D",
+	      t_runs);
+	h_run("jit: a fault in the middle sub-group of a work-group's run",
+	      t_run_fault);
+	h_run("jit: the watchdog between two sub-groups of a run; the turns of sub-groups that yield",
+	      t_run_watchdog);
 	h_run("jit: global .v2/.v4 loads and stores, uniform and consecutive, crossing pages, masked",
 	      t_vectors);
 	h_run("jit: global accesses of lanes in different pages, masked, crossing pages, not writable",
