@@ -1120,52 +1120,6 @@ static LLVMValueRef tlb_lookup(struct gen *g, LLVMValueRef a0, bool store, LLVMV
 }
 
 /*
- * Every active lane's page looked up in the TLB inline (tlb_lookup() lane
- * by lane, the entries gathered), for lanes whose accesses of @bytes at
- * addresses @av (offsets @offs in their pages) are not all in one page:
- * *@ok whether each active lane hits (with write permission for a @store)
- * with its access inside its page; returns the lanes' host pointers.
- */
-static LLVMValueRef lane_pages(struct gen *g, LLVMValueRef av, LLVMValueRef offs, unsigned bytes,
-			       bool store, LLVMValueRef on, LLVMValueRef *ok)
-{
-	LLVMTypeRef tys[2] = { g->vi64, LLVMVectorType(g->ptr, g->NL) };
-	LLVMValueRef vpn, slot, e, gen, args[4], field[4], good;
-	static const size_t at[4] = { offsetof(struct weft_tlb_entry, vpn),
-				      offsetof(struct weft_tlb_entry, gen),
-				      offsetof(struct weft_tlb_entry, host),
-				      offsetof(struct weft_tlb_entry, pte) };
-
-	vpn = LLVMBuildLShr(g->b, av, splat(g, c64(g, WEFT_MMU_PAGE_SHIFT)), "");
-	slot = LLVMBuildLShr(g->b, LLVMBuildMul(g->b, vpn, splat(g, c64(g, 0x9e3779b97f4a7c15ull)), ""),
-			     splat(g, c64(g, 64 - WEFT_TLB_BITS)), "");
-	slot = LLVMBuildAdd(g->b, LLVMBuildMul(g->b, slot, splat(g, c64(g, sizeof(struct weft_tlb_entry))), ""),
-			    splat(g, c64(g, offsetof(struct weft_mmu, tlb))), "");
-	e = LLVMBuildGEP2(g->b, g->i8, g->mmu, &slot, 1, "");
-	for (unsigned k = 0; k < (store ? 4u : 3u); k++) {
-		LLVMValueRef off = splat(g, c64(g, at[k]));
-
-		args[0] = LLVMBuildGEP2(g->b, g->i8, e, &off, 1, "");
-		args[1] = c32(g, 8);
-		args[2] = on;
-		args[3] = LLVMConstNull(g->vi64);
-		field[k] = intrinsic(g, "llvm.masked.gather", tys, 2, args, 4);
-	}
-	gen = LLVMBuildLoad2(g->b, g->i64, byte_ptr(g, g->mmu, c64(g, offsetof(struct weft_mmu, gen))), "");
-	good = LLVMBuildAnd(g->b, LLVMBuildICmp(g->b, LLVMIntEQ, field[0], vpn, ""),
-			    LLVMBuildICmp(g->b, LLVMIntEQ, field[1], broadcast(g, gen), ""), "");
-	good = LLVMBuildAnd(g->b, good, LLVMBuildICmp(g->b, LLVMIntULE,
-			    LLVMBuildAdd(g->b, offs, splat(g, c64(g, bytes)), ""),
-			    splat(g, c64(g, WEFT_MMU_PAGE_SIZE)), ""), "");
-	if (store)
-		good = LLVMBuildAnd(g->b, good, LLVMBuildICmp(g->b, LLVMIntNE,
-				    LLVMBuildAnd(g->b, field[3], splat(g, c64(g, WEFT_PTE_WRITE)), ""),
-				    LLVMConstNull(g->vi64), ""), "");
-	*ok = all_lanes(g, LLVMBuildOr(g->b, good, LLVMBuildNot(g->b, on, ""), ""));
-	return LLVMBuildGEP2(g->b, g->i8, LLVMBuildIntToPtr(g->b, field[2], tys[1], ""), &offs, 1, "");
-}
-
-/*
  * The pages of the lanes in @mask (addresses @va[lane]) put in @mmu's TLB,
  * as the interpreter's access of those lanes does before it touches them.
  * A page that does not translate is not put there: the retry then misses
@@ -1185,6 +1139,61 @@ static void tlb_fill(struct weft_mmu *mmu, const uint64_t *va, uint32_t mask)
 		last = vpn;
 		weft_mmu_translate(mmu, va[__builtin_ctz(mask)], WEFT_ACC_READ, &f);
 	}
+}
+
+/* Whether the TLB of @mmu holds page @vpn (writable for a @store): the inline lookup's hit. */
+static const struct weft_tlb_entry *tlb_hit(const struct weft_mmu *mmu, uint64_t vpn, bool store)
+{
+	const struct weft_tlb_entry *e = &mmu->tlb[(vpn * 0x9e3779b97f4a7c15ull) >> (64 - WEFT_TLB_BITS)];
+
+	if (e->vpn != vpn || e->gen != mmu->gen || (store && !(e->pte & WEFT_PTE_WRITE)))
+		return NULL;
+	return e;
+}
+
+/*
+ * The general case of global_paths(), out of line: lanes in any pages, the
+ * page of each active lane (in @mask, address @va[lane]) looked up in the
+ * TLB as tlb_lookup() does.  On a miss the pages are put there
+ * (tlb_fill()) and looked up once more, as the interpreter's handler would
+ * look them up: a streaming kernel misses once per page.  Returns 1 when
+ * every active lane hits (writable for a store: bit 31 of @bytes_store)
+ * with its access of the low bits' bytes inside its page, with its host
+ * pointer in @va[lane], 2 when they do after the TLB was filled (then the
+ * translation runs its inline paths once more: the vector path of a
+ * stream's first access to a page); else 0 (the interpreter's handler
+ * then reports the access).  Inline, its per-lane gathers were most of
+ * the IR of a translated access.
+ */
+static int lane_pointers(struct weft_mmu *mmu, uint64_t *va, uint32_t mask, uint32_t bytes_store)
+{
+	bool store = bytes_store >> 31;
+	uint64_t bytes = bytes_store & 0x7fffffff;
+	uint8_t *host[WEFT_MAX_LANES];
+
+	for (int attempt = 0; attempt < 2; attempt++) {
+		const struct weft_tlb_entry *e = NULL;
+		uint32_t m;
+
+		for (m = mask; m; m &= m - 1) {
+			unsigned l = __builtin_ctz(m);
+			uint64_t vpn = va[l] >> WEFT_MMU_PAGE_SHIFT;
+
+			if (!e || e->vpn != vpn)
+				e = tlb_hit(mmu, vpn, store);
+			if (!e || (va[l] & (WEFT_MMU_PAGE_SIZE - 1)) + bytes > WEFT_MMU_PAGE_SIZE)
+				break;
+			host[l] = e->host + (va[l] & (WEFT_MMU_PAGE_SIZE - 1));
+		}
+		if (!m) {
+			for (m = mask; m; m &= m - 1)
+				va[__builtin_ctz(m)] = (uintptr_t)host[__builtin_ctz(m)];
+			return attempt ? 2 : 1;
+		}
+		if (!attempt)
+			tlb_fill(mmu, va, mask);
+	}
+	return 0;
 }
 
 /*
@@ -1233,21 +1242,20 @@ static LLVMBasicBlockRef refill_miss(struct gen *g, struct refill *rf, LLVMValue
 }
 
 /*
- * ld/st.global (and .v2, .v4): the first active lane's page looked up in
- * the TLB inline (hash_slot() of weft_mmu.c), a hit (with write permission
- * for a store) when the page is mapped and translated before.  On a hit:
- * - an access of 32/64-bit elements by every lane at consecutive addresses
- *   inside the page (a float4 per lane, one after the other): one vector
- *   access, and shuffles between the lanes' elements and the rows;
- * - a load of 32/64-bit elements from one address in every lane (kernel
- *   arguments, uniform values): one load per element, broadcast to the
- *   active lanes;
- * - every active lane's access inside that page: the lanes through host
- *   pointers (the builder is left in @lanes, the pointers returned).
- * Lanes in different pages (a transpose's column, the two rows of a 2D
- * sub-group) look their pages up lane by lane (lane_pages()), and go
- * through host pointers too when every one hits.  Anything else (a miss, a
- * page crossed, a fault): @slow.
+ * ld/st.global (and .v2, .v4) of 32/64-bit elements: the first active
+ * lane's page looked up in the TLB inline (hash_slot() of weft_mmu.c), a
+ * hit (with write permission for a store) when the page is mapped and
+ * translated before.  On a hit:
+ * - an access by every lane at consecutive addresses inside the page (a
+ *   float4 per lane, one after the other): one vector access, and
+ *   shuffles between the lanes' elements and the rows;
+ * - a load from one address in every lane (kernel arguments, uniform
+ *   values): one load per element, broadcast to the active lanes.
+ * Every other access (and every one of 8/16-bit elements) calls
+ * lane_pointers(), which looks every active lane's page up: the lanes then
+ * go through host pointers (the builder is left in @lanes, the pointers
+ * returned).  When it had to fill the TLB, the paths above run once more
+ * first.  Anything else (a page crossed, a fault): @slow.
  */
 static LLVMValueRef global_paths(struct gen *g, struct paths *ps, const struct weft_inst *in,
 				 bool store, LLVMBasicBlockRef lanes, LLVMBasicBlockRef slow)
@@ -1255,24 +1263,26 @@ static LLVMValueRef global_paths(struct gen *g, struct paths *ps, const struct w
 	unsigned bits = weft_isa_type_bits(in->t), size = bits / 8, NL = g->NL;
 	unsigned vec = weft_isa_ops[in->op].vec, bytes = size * vec, rows = bits == 64 ? 2 : 1;
 	bool whole = size >= 4;
-	LLVMValueRef mask, first, av, offs, a0, vpn, hit, host, same, ptrs, on = active(g);
+	LLVMValueRef mask, av, a0, vpn, hit, host, ptrs, on = active(g);
 	LLVMValueRef contig = NULL, uni = NULL, pm = c64(g, WEFT_MMU_PAGE_SIZE - 1);
-	LLVMValueRef each[2];
-	LLVMBasicBlockRef fb, ub, test, pages, from[2];
+	LLVMBasicBlockRef fb, ub, test;
+	LLVMTypeRef params[4] = { g->ptr, g->ptr, g->i32, g->i32 };
+	LLVMBasicBlockRef some, again;
+	LLVMValueRef yes = LLVMConstInt(g->i1, 1, false);
 	struct refill rf;
 
 	refill_begin(g, &rf);
-	/* No lane active: lane 0 (then nothing is accessed). */
-	first = g->full ? c32(g, 0) : first_active(g);
 	mask = LLVMBuildLoad2(g->b, g->i32, g->maskp, "mask");
 	av = LLVMBuildAdd(g->b, get64(g, in->a),
 			  splat(g, c64(g, (uint64_t)(int64_t)(int32_t)in->imm)), "");
-	a0 = LLVMBuildExtractElement(g->b, av, first, "a0");
-	hit = tlb_lookup(g, a0, store, &vpn, &host);
 	if (whole) {
 		LLVMValueRef full = g->full ? LLVMConstInt(g->i1, 1, false) :
 				    LLVMBuildICmp(g->b, LLVMIntEQ, mask, c32(g, NL == 32 ? ~0u : (1u << NL) - 1), "");
+		/* No lane active: lane 0 (then nothing is accessed). */
+		LLVMValueRef first = g->full ? c32(g, 0) : first_active(g);
 
+		a0 = LLVMBuildExtractElement(g->b, av, first, "a0");
+		hit = tlb_lookup(g, a0, store, &vpn, &host);
 		contig = LLVMBuildAnd(g->b, LLVMBuildAnd(g->b, full, address_shape(g, in->a, bytes), ""),
 				      LLVMBuildAnd(g->b, in_page(g, a0, NL * bytes), hit, ""), "");
 		if (!store)
@@ -1311,27 +1321,25 @@ static LLVMValueRef global_paths(struct gen *g, struct paths *ps, const struct w
 		path_end(g, ps);
 		LLVMPositionBuilderAtEnd(g->b, test);
 	}
-	/* The general case, tested last: the vector and uniform paths do
-	 * not pay for its per-lane page tests. */
-	offs = LLVMBuildAnd(g->b, av, splat(g, pm), "");
-	same = LLVMBuildAnd(g->b,
-			    LLVMBuildICmp(g->b, LLVMIntEQ, LLVMBuildLShr(g->b, av,
-					  splat(g, c64(g, WEFT_MMU_PAGE_SHIFT)), ""), broadcast(g, vpn), ""),
-			    LLVMBuildICmp(g->b, LLVMIntULE, LLVMBuildAdd(g->b, offs, splat(g, c64(g, bytes)), ""),
-					  splat(g, c64(g, WEFT_MMU_PAGE_SIZE)), ""), "");
-	same = LLVMBuildAnd(g->b, hit, all_lanes(g, LLVMBuildOr(g->b, same, LLVMBuildNot(g->b, on, ""), "")), "");
-	ptrs = LLVMBuildGEP2(g->b, g->i8, host, &offs, 1, "");
-	pages = new_block(g, "pages");
-	LLVMBuildCondBr(g->b, same, lanes, pages);
-	from[0] = LLVMGetInsertBlock(g->b);
-	LLVMPositionBuilderAtEnd(g->b, pages);
-	each[0] = ptrs;
-	each[1] = lane_pages(g, av, offs, bytes, store, on, &hit);
-	from[1] = LLVMGetInsertBlock(g->b);
-	LLVMBuildCondBr(g->b, hit, lanes, refill_miss(g, &rf, av, mask, slow));
+	/* The general case, tested last and out of line: the vector and
+	 * uniform paths do not pay for its per-lane page tests. */
+	LLVMSetAlignment(LLVMBuildStore(g->b, av, g->lanes_tmp), 8);
+	hit = LLVMBuildCall2(g->b, LLVMFunctionType(g->i32, params, 4, false),
+			     const_ptr(g, (uintptr_t)lane_pointers),
+			     (LLVMValueRef[]){ g->mmu, g->lanes_tmp, mask,
+					       c32(g, bytes | (uint32_t)store << 31) }, 4, "");
+	some = new_block(g, "filled?");
+	again = new_block(g, "again");
+	LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntNE, hit, c32(g, 0), ""), some, slow);
+	LLVMPositionBuilderAtEnd(g->b, some);
+	LLVMBuildCondBr(g->b, LLVMBuildAnd(g->b, LLVMBuildICmp(g->b, LLVMIntEQ, hit, c32(g, 2), ""),
+					  LLVMBuildNot(g->b, rf.tried, ""), ""), again, lanes);
+	LLVMPositionBuilderAtEnd(g->b, again);
+	LLVMBuildBr(g->b, rf.head);
+	LLVMAddIncoming(rf.tried, &yes, &again, 1);
 	LLVMPositionBuilderAtEnd(g->b, lanes);
-	ptrs = LLVMBuildPhi(g->b, LLVMTypeOf(ptrs), "ptrs");
-	LLVMAddIncoming(ptrs, each, from, 2);
+	ptrs = LLVMBuildLoad2(g->b, LLVMVectorType(g->ptr, NL), g->lanes_tmp, "ptrs");
+	LLVMSetAlignment(ptrs, 8);
 	return ptrs;
 }
 
