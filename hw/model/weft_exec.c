@@ -1850,6 +1850,18 @@ int weft_jit_next_sg(struct weft_jit_ctx *x)
 	x->s = next;
 	x->mask = &next->mask;
 	x->pc = &next->pc;
+	/*
+	 * 2 lets the translation skip storing, into the file it leaves, the
+	 * rows the next sub-group overwrites first: right only when that is
+	 * the next sub-group's file.  It is: the next one not started means
+	 * this is the first turn of this one (round-robin would have started
+	 * the next after a yield or barrier), and the slots below this one,
+	 * held when it took the lowest free slot, are held still, so
+	 * get_slot() gave the next one this one's.  Should that change, the
+	 * rows are stored (1), which is right whatever the slot.
+	 */
+	if (next->slot != s->slot)
+		return 1;
 	return next->mask == (simd == 32 ? ~0u : (1u << simd) - 1) ? 2 : 1;
 }
 

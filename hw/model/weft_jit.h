@@ -55,8 +55,8 @@ int weft_jit_cf(struct weft_jit_ctx *x, const struct weft_inst *in, uint64_t pc,
 		uint64_t *target);
 
 /*
- * At a translated end: 2 (every lane on) or 1 when the call goes on with
- * the work-group's next sub-group, on the same register file, which the
+ * At a translated end: 2 (every lane on, the same register-file slot) or
+ * 1 when the call goes on with the work-group's next sub-group, which the
  * context then describes (its first turn starts at *pc); 0 when the turn
  * ends here (execution.rst, "A run of sub-groups").
  */
