@@ -116,6 +116,10 @@ struct weft_jit {
 	/* WEFT_MODEL_JIT_DUMP=DIR: each translation's Weft code, LLVM IR and
 	 * host assembly are written there (execution.rst). */
 	const char *dump_dir;
+	/* WEFT_MODEL_JIT_RESUME=entry: the translations resume only at the
+	 * kernel's entry; every other turn and every jump to a target known
+	 * at run time goes on in the interpreter (execution.rst). */
+	bool entry_only;
 };
 
 static void kernel_free(struct kernel *k)
@@ -323,6 +327,7 @@ struct gen {
 	uint8_t *nested;			/* word index lies inside an if or loop construct */
 	/* Rows a sub-group with every lane on overwrites at its start (find_entry_kills()). */
 	bool entry_kills[WEFT_NUM_REGS];
+	bool entry_only;			/* WEFT_MODEL_JIT_RESUME=entry */
 };
 
 static LLVMValueRef c32(struct gen *g, uint64_t v)
@@ -2295,7 +2300,7 @@ static void build(struct gen *g, const char *name)
 	LLVMAddIncoming(g->dispatch_phi, &pc0, &g->start, 1);
 	sw = LLVMBuildSwitch(g->b, LLVMBuildSub(g->b, g->dispatch_phi, g->base, ""), interp, 64);
 	for (unsigned i = 0; i < k->nw; i++)
-		if (g->blk[i])
+		if (g->blk[i] && (!i || !g->entry_only))
 			LLVMAddCase(sw, c64(g, 8ull * i), g->blk[i]);
 	LLVMPositionBuilderAtEnd(g->b, g->exit);
 	g->exit_phi = LLVMBuildPhi(g->b, g->i32, "why");
@@ -2416,7 +2421,8 @@ static weft_jit_fn translate(struct weft_jit *j, const struct kernel *k, uint64_
 			     unsigned tier, LLVMOrcResourceTrackerRef rt)
 {
 	LLVMOrcThreadSafeContextRef tsc = LLVMOrcCreateNewThreadSafeContext();
-	struct gen g = { .C = LLVMOrcThreadSafeContextGetContext(tsc), .k = k, .NL = k->simd };
+	struct gen g = { .C = LLVMOrcThreadSafeContextGetContext(tsc), .k = k, .NL = k->simd,
+			 .entry_only = j->entry_only };
 	LLVMOrcExecutorAddress addr = 0;
 	LLVMPassBuilderOptionsRef opts;
 	LLVMOrcThreadSafeModuleRef tsm;
@@ -2628,6 +2634,7 @@ struct weft_jit *weft_jit_create(void)
 	/* Translation time matters more than the last cycles (execution.rst). */
 	j->tm = host_machine(LLVMCodeGenLevelNone);
 	j->perf_map = getenv("WEFT_MODEL_JIT_PERF_MAP") && strcmp(getenv("WEFT_MODEL_JIT_PERF_MAP"), "0");
+	j->entry_only = getenv("WEFT_MODEL_JIT_RESUME") && !strcmp(getenv("WEFT_MODEL_JIT_RESUME"), "entry");
 	j->dump_dir = getenv("WEFT_MODEL_JIT_DUMP") && *getenv("WEFT_MODEL_JIT_DUMP") ? getenv("WEFT_MODEL_JIT_DUMP") : NULL;
 	j->lljit[TIER_FAST] = create_lljit(j, LLVMCodeGenLevelNone);
 	j->lljit[TIER_OPT] = create_lljit(j, codegen_level_from_env());

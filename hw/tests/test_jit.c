@@ -917,6 +917,56 @@ static void teardown(void)
 }
 
 /*
+ * A translated turn that goes on in the interpreter (WEFT_JIT_INTERPRET)
+ * leaves the worker's lane masks as the interpreter left them, whatever
+ * mask the sub-group had when the translation returned.  With
+ * WEFT_MODEL_JIT_RESUME=entry, sub-group 0's jump back to the loop's start
+ * goes to the interpreter, which ends the sub-group inside an if with
+ * lanes 0..3 on; sub-group 1 then starts with every lane on, as sub-group
+ * 0 had when its translation returned, and the handler of its cvt.u16
+ * must convert all 8 lanes, not those 4 (2ce9b24).
+ */
+static void t_interpret_fallback(void)
+{
+	static const char src[] =
+		"\ts2r.u64 r0, sr.args\n"
+		"\ts2r.u32 r2, sr.global_id.x\n"
+		"\tcvt.u16.u32 r3, r2\n"
+		"\tcvt.u64.u32 r6, r2\n"
+		"\tshl.u64 r6, r6, 2\n"
+		"\tadd.u64 r6, r6, r0\n"
+		"\tst.global.u32 [r6+0], r3\n"
+		"\tmov.u32 r5, 0\n"
+		"\tloop done\n"
+		"\tadd.u32 r5, r5, 1\n"
+		"\tset.ge.u32 r7, r5, 2\n"
+		"\tbreak r7\n"
+		"done:\tendloop\n"
+		"\ts2r.u32 r8, sr.lane_id\n"
+		"\tset.lt.u32 r9, r8, 4\n"
+		"\tif r9, out\n"
+		"\tend\n"
+		"out:\tendif\n"
+		"\tend\n";
+	struct env_dispatch d = { code_va, args_va, 8, { 64, 1, 1 }, { 32, 1, 1 }, { 0 }, 0, 0 };
+	struct weft_model_jit_stats st;
+
+	teardown();
+	setenv("WEFT_MODEL_JIT_RESUME", "entry", 1);
+	setup(NULL);
+	unsetenv("WEFT_MODEL_JIT_RESUME");
+	if (!load_bare(src))
+		return;
+	memset(args[0], 0, 16384);
+	memset(args[1], 0, 16384);
+	both(&d, "interpreted after a translated turn");
+	weft_model_jit_stats(jit->m, &st);
+	CHECK(st.translated == 1, "%llu kernels translated", (unsigned long long)st.translated);
+	teardown();
+	setup(NULL);
+}
+
+/*
  * The optimizing tier (LLVM's code generation with optimizations) against
  * the interpreter, on new models whose every translation it makes: the
  * memory accesses of every shape, the cross-lane operations and the
@@ -1066,6 +1116,8 @@ int main(void)
 	      t_tier_by_insts);
 	h_run("jit: WEFT_MODEL_JIT_PERF_MAP names each translation for perf, with its size",
 	      t_perf_map);
+	h_run("jit: a sub-group after one that went on in the interpreter has its own lane masks",
+	      t_interpret_fallback);
 	teardown();
 	return h_summary();
 }
