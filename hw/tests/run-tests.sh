@@ -114,12 +114,14 @@ check() {
 # each in a file of its own; test_coverage compares that with the ISA table,
 # after all of them.  The ISA tests run again with every dispatch translated
 # (execution.rst, "The translator"): the same checks against C must hold
-# both ways.  LLVM takes some 50 ms to translate a program, and these two
-# have thousands: their translated runs take most of this suite's CPU time
-# and run in shards, so that no single process is the suite's long pole.
-# test_jit (one process, about 100 s: its last tests count what the earlier
-# ones translated) goes first, so that the shards fill the other core
-# beside it instead of leaving it idle at the end.
+# both ways.  LLVM takes some 12 ms of CPU to translate one of their
+# programs (an AVX-512 host; a quarter of test_alu, 1222 translations, in
+# 16 s), and these two have thousands: their translated runs take most of
+# this suite's CPU time and run in shards, so that no single process is
+# the suite's long pole.  test_jit (one process, about 30 s of CPU: its
+# last tests count what the earlier ones translated) goes first, so that
+# the shards fill the other core beside it instead of leaving it idle at
+# the end.
 bin_test "$BUILD/tests/test_jit"
 bin_test --shards 4 env WEFT_MODEL_JIT=1 "$BUILD/tests/test_exec"
 bin_test --shards 4 env WEFT_MODEL_JIT=1 "$BUILD/tests/test_alu"
