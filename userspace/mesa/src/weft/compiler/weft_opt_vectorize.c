@@ -96,9 +96,9 @@ weft_ir_opt_vectorize(struct weft_ir *ir)
    for (struct list_head *link = ir->instrs.next; link != &ir->instrs; link = link->next) {
       struct weft_ir_instr *I = list_entry(link, struct weft_ir_instr, link);
       const struct weft_vec_ops *ops = weft_vec_lookup(I->in.op);
-      struct weft_ir_instr *run[4] = { I };
-      unsigned t, regs, n = 1;
-      uint32_t data[4], vector;
+      struct weft_ir_instr *run[8] = { I };
+      unsigned t, regs, max, n = 1;
+      uint32_t data[8], vector;
 
       if (!ops || !(t = weft_vec_type(I->in.t)) || !I->vreg[WEFT_IR_D] ||
           ir->vreg_multi[I->vreg[WEFT_IR_D]])
@@ -106,7 +106,8 @@ weft_ir_opt_vectorize(struct weft_ir *ir)
       /* A load whose value is a vector's part already is left alone. */
       if (!ops->store && ir->vreg_vector[I->vreg[WEFT_IR_D]])
          continue;
-      while (n < 4 && run[n - 1]->link.next != &ir->instrs) {
+      max = t == WEFT_TYPE_U32 ? 8 : 4;
+      while (n < max && run[n - 1]->link.next != &ir->instrs) {
          struct weft_ir_instr *J = list_entry(run[n - 1]->link.next, struct weft_ir_instr, link);
 
          if (!weft_vec_continues(ir, I, J, n) ||
@@ -114,11 +115,15 @@ weft_ir_opt_vectorize(struct weft_ir *ir)
             break;
          run[n++] = J;
       }
+      if (n > 4 && n < 8)
+         n = 4;
       if (n == 3)
          n = 2;
       if (n < 2)
          continue;
       regs = t == WEFT_TYPE_U64 ? 2 : 1;
+      if (n == 8)
+         t = WEFT_TYPE_U64;
       for (unsigned i = 0; i < n; i++)
          data[i] = run[i]->vreg[WEFT_IR_D];
       if (ops->store) {
@@ -130,7 +135,7 @@ weft_ir_opt_vectorize(struct weft_ir *ir)
          for (unsigned i = 0; i < n; i++)
             weft_ir_vreg_set_part(ir, data[i], vector, i * regs);
       }
-      I->in.op = n == 4 ? ops->v4 : ops->v2;
+      I->in.op = n >= 4 ? ops->v4 : ops->v2;
       I->in.t = t;
       weft_ir_set(I, WEFT_IR_D, vector);
       for (unsigned i = 1; i < n; i++)

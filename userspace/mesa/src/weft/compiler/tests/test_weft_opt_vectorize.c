@@ -50,6 +50,54 @@ test_vectorize_copy(void)
    ralloc_free(ir);
 }
 
+/* A float8 copied: eight u32 loads and stores at consecutive offsets are
+ * one ld.global.v4.u64 and one st.global.v4.u64 of the same eight
+ * registers, lanes 32 bytes apart, one access apart; the u32 values are
+ * the parts, in order, of the 8-register vector. Six SLM loads after them
+ * give a .v4.u32 and a .v2.u32: only eight are one .v4.u64. */
+static void
+test_vectorize_float8(void)
+{
+   struct weft_ir *ir = weft_ir_create(NULL);
+   uint32_t in = mov_imm(ir, 64, 0x100000), out = mov_imm(ir, 64, 0x200000);
+   uint32_t slm = mov_imm(ir, 32, 0), v[8], l[6];
+
+   for (unsigned i = 0; i < 8; i++) {
+      v[i] = weft_ir_vreg(ir, 32);
+      access(ir, WEFT_OP_LD_GLOBAL, WEFT_TYPE_U32, in, v[i], 32 + 4 * i);
+   }
+   for (unsigned i = 0; i < 8; i++)
+      access(ir, WEFT_OP_ST_GLOBAL, WEFT_TYPE_U32, out, v[i], 4 * i);
+   for (unsigned i = 0; i < 6; i++) {
+      l[i] = weft_ir_vreg(ir, 32);
+      access(ir, WEFT_OP_LD_LOCAL, WEFT_TYPE_S32, slm, l[i], 4 * i);
+   }
+   for (unsigned i = 0; i < 6; i++)
+      access(ir, WEFT_OP_ST_GLOBAL, WEFT_TYPE_U32, out, l[i], 256 * (i + 1));
+   weft_ir_emit(ir, WEFT_OP_END, 0, 0);
+   CHECK(weft_ir_opt_vectorize(ir));
+   CHECK(weft_ir_validate(ir, "after vectorizing"));
+   struct weft_ir_instr *L = nth_instr(ir, 3), *S = nth_instr(ir, 4);
+   struct weft_ir_instr *L4 = nth_instr(ir, 5), *L2 = nth_instr(ir, 6);
+   CHECK(L->in.op == WEFT_OP_LD_GLOBAL_V4 && L->in.t == WEFT_TYPE_U64 && L->in.imm == 32);
+   CHECK(S->in.op == WEFT_OP_ST_GLOBAL_V4 && S->in.t == WEFT_TYPE_U64 && S->in.imm == 0);
+   CHECK(S->vreg[WEFT_IR_D] == L->vreg[WEFT_IR_D] && ir->vreg_regs[L->vreg[WEFT_IR_D]] == 8);
+   for (unsigned i = 0; i < 8; i++)
+      CHECK(ir->vreg_vector[v[i]] == L->vreg[WEFT_IR_D] && ir->vreg_offset[v[i]] == i);
+   CHECK(L4->in.op == WEFT_OP_LD_LOCAL_V4 && L4->in.t == WEFT_TYPE_U32 && L4->in.imm == 0);
+   CHECK(L2->in.op == WEFT_OP_LD_LOCAL_V2 && L2->in.t == WEFT_TYPE_U32 && L2->in.imm == 16);
+   CHECK(weft_ir_ra(ir));
+   CHECK(weft_ir_validate(ir, "after RA"));
+   CHECK(L->in.d % 8 == 0 && S->in.d == L->in.d);
+
+   unsigned n;
+   uint64_t *w = weft_ir_pack(ir, ir, &n);
+   CHECK(count_decoded(w, n, WEFT_OP_LD_GLOBAL_V4) == 1);
+   CHECK(count_decoded(w, n, WEFT_OP_ST_GLOBAL_V4) == 1);
+   CHECK(count_decoded(w, n, WEFT_OP_ST_GLOBAL) == 6);
+   ralloc_free(ir);
+}
+
 /* Two computed values stored side by side become the parts of one vector:
  * their definitions write its registers, and an add reading one part gets
  * the part's register. Three SLM loads give a .v2 and a scalar load. */
@@ -149,6 +197,7 @@ int
 main(void)
 {
    RUN(test_vectorize_copy);
+   RUN(test_vectorize_float8);
    RUN(test_vectorize_parts);
    RUN(test_vector_registers_free);
    RUN(test_no_vectorize);
