@@ -10,6 +10,15 @@
  * by the tree, are narrowed, so the 64-bit instructions die and nothing is
  * computed twice; the 32-bit results often equal values the kernel already
  * has (copy propagation and CSE merge them).
+ *
+ * Compares of zero-extended 32-bit values are 32-bit compares: zero
+ * extension keeps the order, and its values are non-negative as s64 too,
+ * so set.{eq,ne,lt,le,gt,ge}.{u64,s64} of two cvt.u64.u32 (or of such a
+ * value and an immediate below 2^32) is the set.*.u32 of their sources.
+ * The same holds through min and max, whose 64-bit result is the zero
+ * extension of the 32-bit min or max: the stencil's border test,
+ * x == 0 || y == 0, is min.u64 of the ids then set.ne.u64 with 0, and
+ * becomes min.u32 and set.ne.u32 of the 32-bit ids.
  */
 #include "util/ralloc.h"
 
@@ -107,6 +116,104 @@ weft_narrow(struct weft_narrow *n, uint32_t v, struct weft_ir_instr *at)
    return d;
 }
 
+/* The 64-bit immediate operand of @I, as a 32-bit value when its
+ * zero extension is that immediate. */
+static bool
+weft_zext_imm(const struct weft_ir_instr *I, uint32_t *imm)
+{
+   uint64_t value;
+
+   if (I->in.has_lit)
+      value = I->in.lit;
+   else if (weft_isa_types[I->in.t].kind == 's')
+      value = (uint64_t)(int64_t)(int32_t)I->in.imm;
+   else
+      value = I->in.imm;
+   *imm = (uint32_t)value;
+   return value <= UINT32_MAX;
+}
+
+static bool
+weft_is_min_max(unsigned op)
+{
+   return op == WEFT_OP_MIN || op == WEFT_OP_MAX;
+}
+
+static bool
+weft_is_set(unsigned op)
+{
+   return op >= WEFT_OP_SET_EQ && op <= WEFT_OP_SET_GE;
+}
+
+/* Whether @v is the zero extension of a 32-bit value: a cvt.u64.u32, or a
+ * 64-bit min or max read only here of such values (or an immediate). */
+static bool
+weft_is_zext(struct weft_narrow *n, uint32_t v, unsigned depth)
+{
+   struct weft_ir_instr *D = n->def[v];
+   uint32_t imm;
+
+   if (!D || depth > 8 || !weft_is_int64(D->in.t))
+      return false;
+   /* The compare reads the source later than the cvt did. */
+   if (D->in.op == WEFT_OP_CVT)
+      return D->in.t2 == WEFT_TYPE_U32 && !n->ir->vreg_multi[D->vreg[WEFT_IR_A]];
+   if (!weft_is_min_max(D->in.op) || n->reads[v] != 1)
+      return false;
+   if ((D->in.has_imm || D->in.has_lit) && !weft_zext_imm(D, &imm))
+      return false;
+   for (unsigned f = WEFT_IR_A; f <= WEFT_IR_B; f++) {
+      if (D->vreg[f] && !weft_is_zext(n, D->vreg[f], depth + 1))
+         return false;
+   }
+   return true;
+}
+
+/* The 32-bit value that @v (weft_is_zext()) zero-extends, computed
+ * before @at. */
+static uint32_t
+weft_zext_source(struct weft_narrow *n, uint32_t v, struct weft_ir_instr *at)
+{
+   struct weft_ir_instr *D = n->def[v], *N;
+   uint32_t d, imm;
+
+   if (D->in.op == WEFT_OP_CVT)
+      return D->vreg[WEFT_IR_A];
+   d = weft_ir_vreg(n->ir, 32);
+   N = weft_ir_emit_at(n->ir, at, false, D->in.op, WEFT_TYPE_U32);
+   weft_ir_set(N, WEFT_IR_D, d);
+   for (unsigned f = WEFT_IR_A; f <= WEFT_IR_B; f++) {
+      if (D->vreg[f])
+         weft_ir_set(N, f, weft_zext_source(n, D->vreg[f], N));
+   }
+   if ((D->in.has_imm || D->in.has_lit) && weft_zext_imm(D, &imm))
+      weft_ir_set_imm(N, imm);
+   return d;
+}
+
+/* set.*.{u64,s64} @I of zero-extended 32-bit values as set.*.u32. */
+static bool
+weft_narrow_compare(struct weft_narrow *n, struct weft_ir_instr *I)
+{
+   bool has_imm = I->in.has_imm || I->in.has_lit;
+   uint32_t a = I->vreg[WEFT_IR_A], b = I->vreg[WEFT_IR_B], imm = 0;
+
+   if (!weft_is_set(I->in.op) || !weft_is_int64(I->in.t) || !a || !weft_is_zext(n, a, 0))
+      return false;
+   if (has_imm ? !weft_zext_imm(I, &imm) : !b || !weft_is_zext(n, b, 0))
+      return false;
+   weft_ir_set(I, WEFT_IR_A, weft_zext_source(n, a, I));
+   if (!has_imm)
+      weft_ir_set(I, WEFT_IR_B, weft_zext_source(n, b, I));
+   I->in.t = WEFT_TYPE_U32;
+   if (has_imm) {
+      I->in.has_lit = 0;
+      I->in.nwords = 1;
+      weft_ir_set_imm(I, imm);
+   }
+   return true;
+}
+
 bool
 weft_ir_opt_narrow(struct weft_ir *ir)
 {
@@ -128,6 +235,10 @@ weft_ir_opt_narrow(struct weft_ir *ir)
    list_for_each_entry(struct weft_ir_instr, I, &ir->instrs, link) {
       uint32_t src = I->vreg[WEFT_IR_A];
 
+      if (weft_narrow_compare(&n, I)) {
+         progress = true;
+         continue;
+      }
       if (I->in.op != WEFT_OP_CVT || !weft_is_int32(I->in.t) || !weft_is_int64(I->in.t2) ||
           !n.def[src] || weft_narrow_leaf(&n, src))
          continue;
