@@ -969,8 +969,9 @@ static void t_interpret_fallback(void)
 /*
  * The optimizing tier (LLVM's code generation with optimizations) against
  * the interpreter, on new models whose every translation it makes: the
- * memory accesses of every shape, the cross-lane operations and the
- * structured control flow again.
+ * memory accesses of every shape, lanes in different pages (whose pages
+ * this tier looks up inline, lane_pages()), the cross-lane operations and
+ * the structured control flow again.
  */
 static void t_optimizing_tier(void)
 {
@@ -982,6 +983,7 @@ static void t_optimizing_tier(void)
 	t_cross_lane();
 	t_structured();
 	t_vectors();
+	t_pages();
 	weft_model_jit_stats(jit->m, &st);
 	printf("    optimized %llu of %llu kernels in %.1f ms\n", (unsigned long long)st.optimized,
 	       (unsigned long long)st.translated, st.translate_ns / 1e6);
