@@ -14,7 +14,11 @@
  *   back to the interpreter.
  * - Registers stay in the interpreter's register file between blocks; in a
  *   block each is an SSA <simd x i32> value from its first use, stored back
- *   at the block's end if assigned (struct gen).
+ *   at the block's end if assigned (struct gen), or, with every lane on, a
+ *   value known as u + lane * step (struct lin: uniform values, the ids of
+ *   a sub-group in one row of its work-group, addresses computed from
+ *   them), whose accesses take only their vector or uniform path and leave
+ *   for a tail of the block when that path does not apply.
  * - Integer ALU instructions of 32 and 64 bits, f32 add/sub/mul/fma,
  *   integer cvt between 32 and 64 bits, s2r of the lane id and the
  *   arguments, shuffles by an immediate (vector shuffles), and ld/st.global
@@ -290,6 +294,34 @@ static bool is_mem(const struct weft_inst *in)
 /* ---- IR generation ---- */
 
 /*
+ * A row whose value is known as a function of the lane: lane l holds the
+ * low (or @hi: the high) 32 bits of u + l * step, in 64-bit arithmetic (u,
+ * step: i64 scalars of the translation).  Uniform values (step 0: kernel
+ * arguments, sizes, the pointers loaded from the arguments) and the ids
+ * of a sub-group in one row of its work-group (step 1), and what add,
+ * sub, mul by a uniform, shl and cvt make of them, are known so: an
+ * access at such an address needs no <simd x i64> address and no test of
+ * its lanes' shape, and the row's vector is built only where something
+ * reads it as one (most often the stores of the rows at the block's
+ * exits).  A 32-bit row's @zext / @sext: the row's lanes, zero- or
+ * sign-extended to 64 bits, are still (extended low half of u) + l *
+ * step: no lane wraps around 2^32 (2^31), so cvt keeps the form.
+ */
+struct lin {
+	LLVMValueRef u, step;
+	bool hi, zext, sext;
+};
+
+/* A block's variant left at instruction @i for @bb (speculate()). */
+struct tail {
+	unsigned i;
+	LLVMBasicBlockRef bb;
+};
+
+#define MAX_TAILS	8	/* tails of one block's variant */
+#define TAIL_INSTS	48	/* instructions its tails may emit again in all */
+
+/*
  * Registers live in the register file between basic blocks (of the Weft
  * code: straight runs between jump targets and control flow).  Inside one,
  * each register is loaded at its first use and kept as an SSA value; the
@@ -318,6 +350,9 @@ struct gen {
 	 * as it is instead of splitting and joining the halves at every
 	 * instruction, which the fast tier's code generation would keep. */
 	LLVMValueRef wide[WEFT_NUM_REGS], wide_lo[WEFT_NUM_REGS], wide_hi[WEFT_NUM_REGS];
+	/* The row's value in every lane as a function of the lane, known at
+	 * translation time (struct lin), NULL u: not known. */
+	struct lin lin[WEFT_NUM_REGS];
 	uint8_t *leader;			/* word index starts a basic block */
 	LLVMBasicBlockRef *blk, start, dispatch, exit;
 	LLVMValueRef dispatch_phi, exit_phi;
@@ -329,6 +364,18 @@ struct gen {
 	bool entry_kills[WEFT_NUM_REGS];
 	bool entry_only;			/* WEFT_MODEL_JIT_RESUME=entry */
 	bool inline_pages;			/* lane_pages() instead of lane_pointers() */
+	/* Emitting a block's variant for a sub-group with every lane on whose
+	 * items lie in one row of its work-group (emit_block()): its ids are
+	 * row_id[d] + the lane in x, row_id[d] in y and z, its global ids
+	 * row_gid[d] + those (i64 scalars, 32-bit values zero-extended). */
+	bool row;
+	LLVMValueRef row_id[3], row_gid[3];
+	bool row_variants;			/* the optimizing tier emits that variant */
+	/* Whether a translated access may leave the block's variant for its
+	 * tail (speculate()), and the tails it left for, emitted after it. */
+	bool speculate;
+	unsigned ntails, tail_insts;
+	struct tail tails[MAX_TAILS];
 };
 
 static LLVMValueRef c32(struct gen *g, uint64_t v)
@@ -376,8 +423,86 @@ static LLVMValueRef row_ptr(struct gen *g, unsigned r)
 	return byte_ptr(g, g->R, c64(g, (uint64_t)r * WEFT_MAX_LANES * 4));
 }
 
+/* The lane numbers 0, 1, ... as <simd x i64>. */
+static LLVMValueRef lane_numbers(struct gen *g)
+{
+	LLVMValueRef lane[WEFT_MAX_LANES];
+
+	for (unsigned l = 0; l < g->NL; l++)
+		lane[l] = c64(g, l);
+	return LLVMConstVector(lane, g->NL);
+}
+
+static LLVMValueRef broadcast(struct gen *g, LLVMValueRef v);
+
+/* Whether @v is the constant @k. */
+static bool is_const(LLVMValueRef v, uint64_t k)
+{
+	return LLVMIsAConstantInt(v) && LLVMConstIntGetZExtValue(v) == k;
+}
+
+/*
+ * u + lane * step in every lane (i64 scalars), as a vector of @bits-bit
+ * elements (the low halves for 32): a constant step, the usual one, needs
+ * no multiplication.
+ */
+static LLVMValueRef affine(struct gen *g, LLVMValueRef u, LLVMValueRef step, unsigned bits)
+{
+	LLVMTypeRef et = bits == 64 ? g->i64 : g->i32;
+	LLVMValueRef lane[WEFT_MAX_LANES], steps;
+
+	if (bits == 32) {
+		u = LLVMBuildTrunc(g->b, u, et, "");
+		step = LLVMBuildTrunc(g->b, step, et, "");
+	}
+	if (is_const(step, 0))
+		return broadcast(g, u);
+	if (LLVMIsAConstantInt(step)) {
+		for (unsigned l = 0; l < g->NL; l++)
+			lane[l] = LLVMConstInt(et, l * LLVMConstIntGetZExtValue(step), false);
+		steps = LLVMConstVector(lane, g->NL);
+	} else {
+		steps = LLVMBuildMul(g->b, bits == 64 ? lane_numbers(g) :
+				     LLVMBuildTrunc(g->b, lane_numbers(g), g->vi32, ""), broadcast(g, step), "");
+	}
+	return LLVMBuildAdd(g->b, broadcast(g, u), steps, "");
+}
+
+/*
+ * Rows @r, @r+1 as one known 64-bit value (struct lin): *@u, *@step.  Not
+ * built into a vector here: each use builds its own where it is (early CSE
+ * merges those that one dominates), so that no use in one branch hands
+ * its vector to code the branch does not dominate.
+ */
+static bool lin64(const struct gen *g, unsigned r, LLVMValueRef *u, LLVMValueRef *step)
+{
+	const struct lin *lo = &g->lin[r], *hi = &g->lin[(r + 1) % WEFT_NUM_REGS];
+
+	if (!lo->u || lo->hi || !hi->hi || hi->u != lo->u || hi->step != lo->step)
+		return false;
+	*u = lo->u;
+	*step = lo->step;
+	return true;
+}
+
+/* Row @r as a known 32-bit value: NULL when it is not (struct lin). */
+static const struct lin *lin32(const struct gen *g, unsigned r)
+{
+	return g->lin[r].u && !g->lin[r].hi ? &g->lin[r] : NULL;
+}
+
 static LLVMValueRef get(struct gen *g, unsigned r)
 {
+	if (!g->val[r] && g->lin[r].u) {
+		const struct lin *l = &g->lin[r];
+
+		if (!l->hi)
+			return affine(g, l->u, l->step, 32);
+		if (is_const(l->step, 0))
+			return affine(g, LLVMBuildLShr(g->b, l->u, c64(g, 32), ""), l->step, 32);
+		return LLVMBuildTrunc(g->b, LLVMBuildLShr(g->b, affine(g, l->u, l->step, 64),
+							  splat(g, c64(g, 32)), ""), g->vi32, "");
+	}
 	if (!g->val[r]) {
 		g->val[r] = LLVMBuildLoad2(g->b, g->vi32, row_ptr(g, r), "");
 		LLVMSetAlignment(g->val[r], 4);
@@ -392,6 +517,7 @@ static void changed(struct gen *g, unsigned r)
 
 	memset(g->contig[r], 0, sizeof(g->contig[r]));
 	memset(g->contig[below], 0, sizeof(g->contig[below]));
+	memset(&g->lin[r], 0, sizeof(g->lin[r]));
 }
 
 static void set(struct gen *g, unsigned r, LLVMValueRef v)
@@ -401,13 +527,29 @@ static void set(struct gen *g, unsigned r, LLVMValueRef v)
 	changed(g, r);
 }
 
+/* Row @r becomes the known value (struct lin) of u + lane * step (an i64 each), or its @hi half. */
+static void set_lin(struct gen *g, unsigned r, LLVMValueRef u, LLVMValueRef step, bool hi)
+{
+	bool uniform = is_const(step, 0);
+
+	set(g, r, NULL);
+	g->lin[r] = (struct lin){ .u = u, .step = step, .hi = hi, .zext = uniform, .sext = uniform };
+}
+
+/* Rows @r, @r+1 become the known 64-bit value u + lane * step. */
+static void set_lin64(struct gen *g, unsigned r, LLVMValueRef u, LLVMValueRef step)
+{
+	set_lin(g, r, u, step, false);
+	set_lin(g, (r + 1) % WEFT_NUM_REGS, u, step, true);
+}
+
 /* Stores the rows the block assigned that @use names (bit @bit; NULL: all). */
 static void flush(struct gen *g, const uint8_t *use, uint8_t bit)
 {
 	for (unsigned r = 0; r < WEFT_NUM_REGS; r++) {
 		if (!g->dirty[r] || (use && !(use[r] & bit)))
 			continue;
-		LLVMSetAlignment(LLVMBuildStore(g->b, g->val[r], row_ptr(g, r)), 4);
+		LLVMSetAlignment(LLVMBuildStore(g->b, get(g, r), row_ptr(g, r)), 4);
 		g->dirty[r] = false;
 	}
 }
@@ -420,6 +562,7 @@ static void block_start(struct gen *g, LLVMBasicBlockRef bb)
 	memset(g->dirty, 0, sizeof(g->dirty));
 	memset(g->contig, 0, sizeof(g->contig));
 	memset(g->wide, 0, sizeof(g->wide));
+	memset(g->lin, 0, sizeof(g->lin));
 	g->on = NULL;
 }
 
@@ -550,14 +693,18 @@ static void set_wide(struct gen *g, unsigned r, LLVMValueRef v)
 static LLVMValueRef get64(struct gen *g, unsigned r)
 {
 	unsigned r1 = (r + 1) % WEFT_NUM_REGS;
-	LLVMValueRef lo, hi, v;
+	LLVMValueRef lo, hi, v, u, step;
 
+	if (lin64(g, r, &u, &step))
+		return affine(g, u, step, 64);
 	if (g->wide[r] && g->val[r] == g->wide_lo[r] && g->val[r1] == g->wide_hi[r])
 		return g->wide[r];
 	lo = LLVMBuildZExt(g->b, get(g, r), g->vi64, "");
 	hi = LLVMBuildZExt(g->b, get(g, r1), g->vi64, "");
 	v = LLVMBuildOr(g->b, lo, LLVMBuildShl(g->b, hi, splat(g, c64(g, 32)), ""), "");
-	set_wide(g, r, v);
+	/* A known row has no vector of its own to key the cache on. */
+	if (g->val[r] && g->val[r1])
+		set_wide(g, r, v);
 	return v;
 }
 
@@ -692,10 +839,46 @@ static void emit_fother(struct gen *g, const struct weft_inst *in)
 	set_masked(g, in->d, d, on);
 }
 
+/* The cvt of a known value that stays known (struct lin), with every lane on; else false. */
+static bool cvt_lin(struct gen *g, const struct weft_inst *in)
+{
+	LLVMValueRef u, step;
+	const struct lin *l;
+	struct lin a;
+
+	if (is64(in->t2)) {
+		if (!lin64(g, in->a, &u, &step))
+			return false;
+		if (is64(in->t))
+			set_lin64(g, in->d, u, step);
+		else
+			set_lin(g, in->d, u, step, false);
+		return true;
+	}
+	if (!(l = lin32(g, in->a)))
+		return false;
+	a = *l;
+	if (!is64(in->t)) {
+		set_lin(g, in->d, a.u, a.step, false);
+		g->lin[in->d].zext = a.zext;
+		g->lin[in->d].sext = a.sext;
+		return true;
+	}
+	if (in->t2 == WEFT_TYPE_S32 ? !a.sext : !a.zext)
+		return false;
+	u = LLVMBuildTrunc(g->b, a.u, g->i32, "");
+	u = in->t2 == WEFT_TYPE_S32 ? LLVMBuildSExt(g->b, u, g->i64, "") : LLVMBuildZExt(g->b, u, g->i64, "");
+	set_lin64(g, in->d, u, a.step);
+	return true;
+}
+
 /* cvt between 32- and 64-bit integers: extended by the source's kind, or truncated. */
 static void emit_cvt(struct gen *g, const struct weft_inst *in)
 {
 	LLVMValueRef on = active(g), v;
+
+	if (g->full && cvt_lin(g, in))
+		return;
 
 	if (is64(in->t2))
 		v = get64(g, in->a);
@@ -709,6 +892,130 @@ static void emit_cvt(struct gen *g, const struct weft_inst *in)
 		set_masked(g, in->d, lo32(g, v), on);
 }
 
+/* Operand b of @in as a known value (struct lin): *@u, *@step; false when it is not known. */
+static bool operand_b_lin(struct gen *g, const struct weft_inst *in, bool wide, bool shift,
+			  LLVMValueRef *u, LLVMValueRef *step)
+{
+	const struct lin *l;
+
+	*step = c64(g, 0);
+	if (shift && (in->has_imm || in->has_lit)) {
+		*u = c64(g, in->has_imm ? in->imm : (uint32_t)in->lit);
+		return true;
+	}
+	if (!wide && in->has_imm) {
+		*u = c64(g, in->imm);
+		return true;
+	}
+	if (wide && !shift && in->has_lit) {
+		*u = c64(g, in->lit);
+		return true;
+	}
+	if (wide && !shift && in->has_imm) {
+		*u = c64(g, in->t == WEFT_TYPE_S64 ? (uint64_t)(int64_t)(int32_t)in->imm : (uint64_t)in->imm);
+		return true;
+	}
+	if (wide && !shift)
+		return lin64(g, in->b, u, step);
+	l = lin32(g, in->b);
+	if (!l)
+		return false;
+	*u = l->u;
+	*step = l->step;
+	return true;
+}
+
+/*
+ * The steps of known values (struct lin) combined, folding a step 0 (the
+ * builder folds only constants): a step that stays a constant is what
+ * speculate_global() and cvt_lin() test.
+ */
+static LLVMValueRef step_add(struct gen *g, LLVMValueRef a, LLVMValueRef b, bool sub)
+{
+	if (is_const(b, 0))
+		return a;
+	if (is_const(a, 0) && !sub)
+		return b;
+	return sub ? LLVMBuildSub(g->b, a, b, "") : LLVMBuildAdd(g->b, a, b, "");
+}
+
+static LLVMValueRef step_mul(struct gen *g, LLVMValueRef step, LLVMValueRef factor)
+{
+	return is_const(step, 0) ? step : LLVMBuildMul(g->b, step, factor, "");
+}
+
+/*
+ * The 32- and 64-bit add, sub, mul, shl, neg and mov that keep a known
+ * value known (struct lin), with every lane on: no vector code, only the
+ * scalars of u + lane * step.  False (nothing emitted) for any other.
+ */
+static bool alu_lin(struct gen *g, const struct weft_inst *in)
+{
+	bool wide = is64(in->t), shift = in->op == WEFT_OP_SHL;
+	LLVMValueRef ua = NULL, sa = NULL, ub, sb, u, step;
+	const struct lin *la;
+
+	switch (in->op) {
+	case WEFT_OP_MOV: case WEFT_OP_ADD: case WEFT_OP_SUB: case WEFT_OP_MUL: case WEFT_OP_SHL:
+	case WEFT_OP_NEG:
+		break;
+	default:
+		return false;
+	}
+	if (in->op != WEFT_OP_NEG && !operand_b_lin(g, in, wide, shift, &ub, &sb))
+		return false;
+	if (in->op != WEFT_OP_MOV) {
+		if (wide) {
+			if (!lin64(g, in->a, &ua, &sa))
+				return false;
+		} else {
+			if (!(la = lin32(g, in->a)))
+				return false;
+			ua = la->u;
+			sa = la->step;
+		}
+	}
+	switch (in->op) {
+	case WEFT_OP_MOV:
+		u = ub;
+		step = sb;
+		break;
+	case WEFT_OP_ADD:
+		u = LLVMBuildAdd(g->b, ua, ub, "");
+		step = step_add(g, sa, sb, false);
+		break;
+	case WEFT_OP_SUB:
+		u = LLVMBuildSub(g->b, ua, ub, "");
+		step = step_add(g, sa, sb, true);
+		break;
+	case WEFT_OP_NEG:
+		u = LLVMBuildNeg(g->b, ua, "");
+		step = step_add(g, c64(g, 0), sa, true);
+		break;
+	case WEFT_OP_MUL:
+		/* Affine only with one factor the same in every lane. */
+		if (is_const(sb, 0))
+			step = step_mul(g, sa, ub);
+		else if (is_const(sa, 0))
+			step = step_mul(g, sb, ua);
+		else
+			return false;
+		u = LLVMBuildMul(g->b, ua, ub, "");
+		break;
+	default:	/* shl by an amount the same in every lane */
+		if (!is_const(sb, 0))
+			return false;
+		ub = LLVMBuildAnd(g->b, ub, c64(g, wide ? 63 : 31), "");
+		u = LLVMBuildShl(g->b, ua, ub, "");
+		step = is_const(sa, 0) ? sa : LLVMBuildShl(g->b, sa, ub, "");
+	}
+	if (wide)
+		set_lin64(g, in->d, u, step);
+	else
+		set_lin(g, in->d, u, step, false);
+	return true;
+}
+
 static void emit_alu(struct gen *g, const struct weft_inst *in)
 {
 	bool wide = is64(in->t), sgn = in->t == WEFT_TYPE_S32 || in->t == WEFT_TYPE_S64;
@@ -717,6 +1024,8 @@ static void emit_alu(struct gen *g, const struct weft_inst *in)
 	LLVMValueRef on = active(g), a = NULL, b, d, ones = LLVMConstAllOnes(vt);
 	LLVMIntPredicate p;
 
+	if (g->full && alu_lin(g, in))
+		return;
 	if (in->op == WEFT_OP_SEL) {
 		LLVMValueRef c = LLVMBuildICmp(g->b, LLVMIntNE, get(g, in->c), LLVMConstNull(g->vi32), "");
 
@@ -843,15 +1152,45 @@ static LLVMValueRef first_active(struct gen *g)
  */
 #define MAX_PATHS	4
 
+/* The block's view of the rows at one point of its emission, to emit another branch from. */
+struct view {
+	LLVMValueRef val[WEFT_NUM_REGS], contig[WEFT_NUM_REGS][ADDRESS_SHAPES], on;
+	LLVMValueRef wide[WEFT_NUM_REGS], wide_lo[WEFT_NUM_REGS], wide_hi[WEFT_NUM_REGS];
+	struct lin lin[WEFT_NUM_REGS];
+	bool dirty[WEFT_NUM_REGS];
+};
+
+static void view_save(const struct gen *g, struct view *v)
+{
+	memcpy(v->val, g->val, sizeof(v->val));
+	memcpy(v->dirty, g->dirty, sizeof(v->dirty));
+	memcpy(v->contig, g->contig, sizeof(v->contig));
+	memcpy(v->wide, g->wide, sizeof(v->wide));
+	memcpy(v->wide_lo, g->wide_lo, sizeof(v->wide_lo));
+	memcpy(v->wide_hi, g->wide_hi, sizeof(v->wide_hi));
+	memcpy(v->lin, g->lin, sizeof(v->lin));
+	v->on = g->on;
+}
+
+static void view_restore(struct gen *g, const struct view *v)
+{
+	memcpy(g->val, v->val, sizeof(v->val));
+	memcpy(g->dirty, v->dirty, sizeof(v->dirty));
+	memcpy(g->contig, v->contig, sizeof(v->contig));
+	memcpy(g->wide, v->wide, sizeof(v->wide));
+	memcpy(g->wide_lo, v->wide_lo, sizeof(v->wide_lo));
+	memcpy(g->wide_hi, v->wide_hi, sizeof(v->wide_hi));
+	memcpy(g->lin, v->lin, sizeof(v->lin));
+	g->on = v->on;
+}
+
 struct paths {
 	unsigned d, nrows;
 	LLVMBasicBlockRef done;
 	unsigned n;
 	LLVMBasicBlockRef from[MAX_PATHS];
 	LLVMValueRef vals[MAX_DST_ROWS][MAX_PATHS];
-	LLVMValueRef val[WEFT_NUM_REGS], contig[WEFT_NUM_REGS][ADDRESS_SHAPES], on;
-	LLVMValueRef wide[WEFT_NUM_REGS], wide_lo[WEFT_NUM_REGS], wide_hi[WEFT_NUM_REGS];
-	bool dirty[WEFT_NUM_REGS];
+	struct view start;
 };
 
 /* Before the first branch: what every path starts from. */
@@ -861,13 +1200,7 @@ static void paths_begin(struct gen *g, struct paths *ps, unsigned d, unsigned nr
 	ps->nrows = nrows;
 	ps->n = 0;
 	ps->done = new_block(g, "next");
-	memcpy(ps->val, g->val, sizeof(ps->val));
-	memcpy(ps->dirty, g->dirty, sizeof(ps->dirty));
-	memcpy(ps->contig, g->contig, sizeof(ps->contig));
-	memcpy(ps->wide, g->wide, sizeof(ps->wide));
-	memcpy(ps->wide_lo, g->wide_lo, sizeof(ps->wide_lo));
-	memcpy(ps->wide_hi, g->wide_hi, sizeof(ps->wide_hi));
-	ps->on = g->on;
+	view_save(g, &ps->start);
 }
 
 /* The path being emitted ends here. */
@@ -877,13 +1210,7 @@ static void path_end(struct gen *g, struct paths *ps)
 		ps->vals[r][ps->n] = get(g, (ps->d + r) % WEFT_NUM_REGS);
 	ps->from[ps->n++] = LLVMGetInsertBlock(g->b);
 	LLVMBuildBr(g->b, ps->done);
-	memcpy(g->val, ps->val, sizeof(ps->val));
-	memcpy(g->dirty, ps->dirty, sizeof(ps->dirty));
-	memcpy(g->contig, ps->contig, sizeof(ps->contig));
-	memcpy(g->wide, ps->wide, sizeof(ps->wide));
-	memcpy(g->wide_lo, ps->wide_lo, sizeof(ps->wide_lo));
-	memcpy(g->wide_hi, ps->wide_hi, sizeof(ps->wide_hi));
-	g->on = ps->on;
+	view_restore(g, &ps->start);
 }
 
 static void paths_join(struct gen *g, struct paths *ps)
@@ -1059,10 +1386,12 @@ static void contig_store(struct gen *g, const struct weft_inst *in, LLVMValueRef
 static LLVMValueRef address_shape(struct gen *g, unsigned r, unsigned step)
 {
 	unsigned kind = step ? __builtin_ctz(step) - 1 : 0, NL = g->NL;
-	LLVMValueRef lane[WEFT_MAX_LANES], base, want;
+	LLVMValueRef lane[WEFT_MAX_LANES], base, want, lane_step;
 
 	if (g->contig[r][kind])
 		return g->contig[r][kind];
+	if (lin64(g, r, &base, &lane_step))
+		return LLVMBuildICmp(g->b, LLVMIntEQ, lane_step, c64(g, step), "");
 	base = get64(g, r);
 	for (unsigned l = 0; l < NL; l++)
 		lane[l] = c64(g, (uint64_t)l * step);
@@ -1071,6 +1400,16 @@ static LLVMValueRef address_shape(struct gen *g, unsigned r, unsigned step)
 	want = LLVMBuildAdd(g->b, want, LLVMConstVector(lane, NL), "");
 	g->contig[r][kind] = all_lanes(g, LLVMBuildICmp(g->b, LLVMIntEQ, base, want, ""));
 	return g->contig[r][kind];
+}
+
+/* Lane 0's address of the access @in (register a + the offset), an i64: from a known value without a vector. */
+static LLVMValueRef lane0_address(struct gen *g, const struct weft_inst *in)
+{
+	LLVMValueRef u, step;
+
+	if (!lin64(g, in->a, &u, &step))
+		u = LLVMBuildExtractElement(g->b, get64(g, in->a), c32(g, 0), "");
+	return LLVMBuildAdd(g->b, u, c64(g, (uint64_t)(int64_t)(int32_t)in->imm), "a0");
 }
 
 /* Whether [@a0, @a0 + @bytes) lies in one page. */
@@ -1337,7 +1676,7 @@ static LLVMValueRef global_paths(struct gen *g, struct paths *ps, const struct w
 		/* No lane active: lane 0 (then nothing is accessed). */
 		LLVMValueRef first = g->full ? c32(g, 0) : first_active(g);
 
-		a0 = LLVMBuildExtractElement(g->b, av, first, "a0");
+		a0 = g->full ? lane0_address(g, in) : LLVMBuildExtractElement(g->b, av, first, "a0");
 		hit = tlb_lookup(g, a0, store, &vpn, &host);
 		contig = LLVMBuildAnd(g->b, LLVMBuildAnd(g->b, full, address_shape(g, in->a, bytes), ""),
 				      LLVMBuildAnd(g->b, in_page(g, a0, NL * bytes), hit, ""), "");
@@ -1463,6 +1802,94 @@ static LLVMValueRef private_paths(struct gen *g, struct paths *ps, const struct 
 	return idx;
 }
 
+static bool ends_block(const struct weft_inst *in);
+
+/* Instructions from @i to the end of its block. */
+static unsigned block_rest(const struct gen *g, unsigned i)
+{
+	unsigned n = 0;
+
+	for (; n == 0 || !g->leader[i]; i += g->k->insts[i].nwords) {
+		n++;
+		if (ends_block(&g->k->insts[i]))
+			break;
+	}
+	return n;
+}
+
+/*
+ * The block's variant being emitted goes on in its tail from instruction
+ * @i (a block of its own, emitted after the variant by emit_variant()):
+ * the rows it assigned are stored here, as at the block's end.
+ */
+static void leave_for_tail(struct gen *g, unsigned i)
+{
+	LLVMBasicBlockRef tail = new_block(g, "tail");
+	struct view v;
+
+	view_save(g, &v);
+	flush(g, NULL, 0);
+	LLVMBuildBr(g->b, tail);
+	view_restore(g, &v);
+	g->tails[g->ntails++] = (struct tail){ .i = i, .bb = tail };
+	g->tail_insts += block_rest(g, i);
+}
+
+/*
+ * ld/st.global of 32/64-bit elements at an address known (struct lin) to
+ * step by the access's size from lane to lane, with every lane on, or a
+ * load at one address in every lane: only the vector or uniform path of
+ * global_paths(), from lane 0's address with no vector of addresses.
+ * Anything else (a TLB miss, a page crossed) leaves the block's variant
+ * for its tail, which runs the instruction with every path.  A uniform
+ * load's rows stay known.  False (nothing emitted) when the address is
+ * not known so, or the variant has all the tails it may have.
+ */
+static bool speculate_global(struct gen *g, unsigned i, const struct weft_inst *in, bool store)
+{
+	unsigned bits = weft_isa_type_bits(in->t), size = bits / 8, vec = weft_isa_ops[in->op].vec;
+	unsigned bytes = size * vec, rows = bits == 64 ? 2 : 1;
+	LLVMValueRef u, step, a0, vpn, host, ok, p;
+	LLVMBasicBlockRef fast, other;
+	bool vector, uniform;
+
+	if (!g->speculate || size < 4 || g->ntails == MAX_TAILS || !lin64(g, in->a, &u, &step) ||
+	    g->tail_insts + block_rest(g, i) > TAIL_INSTS)
+		return false;
+	vector = is_const(step, bytes);
+	uniform = !store && is_const(step, 0);
+	if (!vector && !uniform)
+		return false;
+	a0 = lane0_address(g, in);
+	ok = LLVMBuildAnd(g->b, tlb_lookup(g, a0, store, &vpn, &host),
+			  in_page(g, a0, vector ? g->NL * bytes : bytes), "");
+	fast = new_block(g, vector ? "vector" : "uniform");
+	other = new_block(g, "leave");
+	LLVMBuildCondBr(g->b, ok, fast, other);
+	LLVMPositionBuilderAtEnd(g->b, other);
+	leave_for_tail(g, i);
+	LLVMPositionBuilderAtEnd(g->b, fast);
+	p = byte_ptr(g, host, LLVMBuildAnd(g->b, a0, c64(g, WEFT_MMU_PAGE_SIZE - 1), ""));
+	if (vector && store) {
+		contig_store(g, in, p);
+	} else if (vector) {
+		contig_load(g, in, p, active(g));
+	} else {
+		for (unsigned j = 0; j < vec; j++) {
+			LLVMValueRef v = LLVMBuildLoad2(g->b, bits == 64 ? g->i64 : g->i32,
+							byte_ptr(g, p, c64(g, (uint64_t)j * size)), "");
+			unsigned d = (in->d + j * rows) % WEFT_NUM_REGS;
+
+			LLVMSetAlignment(v, 1);
+			if (bits == 64)
+				set_lin64(g, d, v, c64(g, 0));
+			else
+				set_lin(g, d, LLVMBuildZExt(g->b, v, g->i64, ""), c64(g, 0), false);
+		}
+	}
+	return true;
+}
+
 /* Memory access of the ld/st and ldx/stx classes other than blocks and images. */
 static void emit_mem(struct gen *g, unsigned i, const struct weft_inst *in)
 {
@@ -1470,10 +1897,14 @@ static void emit_mem(struct gen *g, unsigned i, const struct weft_inst *in)
 	bool store = cls == WEFT_CLASS_ST || cls == WEFT_CLASS_STX;
 	bool global = in->op == WEFT_OP_LD_GLOBAL || in->op == WEFT_OP_ST_GLOBAL ||
 		      (in->op >= WEFT_OP_LD_GLOBAL_V2 && in->op <= WEFT_OP_ST_GLOBAL_V4);
-	LLVMBasicBlockRef lanes = new_block(g, "lanes"), slow = new_block(g, "slow");
+	LLVMBasicBlockRef lanes, slow;
 	LLVMValueRef ptrs, on = active(g);
 	struct paths ps;
 
+	if (global && speculate_global(g, i, in, store))
+		return;
+	lanes = new_block(g, "lanes");
+	slow = new_block(g, "slow");
 	ptrs = global ? global_paths(g, &ps, in, store, lanes, slow) :
 			private_paths(g, &ps, in, store, lanes, slow);
 	lane_access(g, in, ptrs, on, store);
@@ -1574,8 +2005,9 @@ static void emit_block_access(struct gen *g, unsigned i, const struct weft_inst 
 
 	refill_begin(g, &rf);
 	mask = LLVMBuildLoad2(g->b, g->i32, g->maskp, "mask");
-	a0 = LLVMBuildAdd(g->b, LLVMBuildExtractElement(g->b, get64(g, in->a), first_active(g), ""),
-			  c64(g, (uint64_t)(int64_t)(int32_t)in->imm), "a0");
+	a0 = g->full ? lane0_address(g, in) :
+		LLVMBuildAdd(g->b, LLVMBuildExtractElement(g->b, get64(g, in->a), first_active(g), ""),
+			     c64(g, (uint64_t)(int64_t)(int32_t)in->imm), "a0");
 	hit = tlb_lookup(g, a0, store, &vpn, &host);
 	ok = LLVMBuildAnd(g->b, hit, in_page(g, a0, vec * NL * size), "");
 	ok = LLVMBuildAnd(g->b, ok, LLVMBuildICmp(g->b, LLVMIntEQ, mask,
@@ -1793,18 +2225,16 @@ static LLVMValueRef stored_local_ids(struct gen *g, unsigned dim)
 }
 
 /*
- * The lanes' local ids in dimension @dim, as weft_sg_compute_lids()
- * computes them, in uint32 arithmetic.  A sub-group whose items lie in
- * one row of its work-group (x + simd <= the row's size: every 1D group
- * of a multiple of the width, every row as wide as a sub-group) has
- * consecutive x and one y and z: computed here, with no call and nothing
- * stored.  Else the context's ids (stored_local_ids()).
+ * The local id of the sub-group's first item (@xyz[d], i32s) when its items
+ * lie in one row of its work-group (x + simd <= the row's size: every 1D
+ * group of a multiple of the width, every row as wide as a sub-group),
+ * where it has consecutive x and one y and z; returns that condition (an
+ * i1).  In uint32 arithmetic, as weft_sg_compute_lids().
  */
-static LLVMValueRef local_ids(struct gen *g, unsigned dim)
+static LLVMValueRef sub_group_origin(struct gen *g, LLVMValueRef *xyz)
 {
-	LLVMValueRef lsz[3], lin, one_row, d0, d1, d01, x, y, z, row, lane[WEFT_MAX_LANES], v[2], one = c32(g, 1);
-	LLVMBasicBlockRef in_row = new_block(g, "lids_row"), other = new_block(g, "lids_other");
-	LLVMBasicBlockRef join = new_block(g, "lids_join"), from[2];
+	LLVMValueRef lsz[3], lin, one_row, one = c32(g, 1), v[3][2];
+	LLVMBasicBlockRef grid = new_block(g, "origin_grid"), join = new_block(g, "origin"), from[2];
 
 	for (unsigned d = 0; d < 3; d++)
 		lsz[d] = LLVMBuildLoad2(g->b, g->i32, byte_ptr(g, g->c, c64(g, offsetof(struct sg_ctx, lsz) + 4 * d)), "");
@@ -1812,17 +2242,41 @@ static LLVMValueRef local_ids(struct gen *g, unsigned dim)
 			   c32(g, g->NL), "lin");
 	one_row = LLVMBuildAnd(g->b, LLVMBuildICmp(g->b, LLVMIntEQ, lsz[1], one, ""),
 			       LLVMBuildICmp(g->b, LLVMIntEQ, lsz[2], one, ""), "");
-	/* A 1D group divides by nothing (its divisors become 1 here). */
-	d0 = LLVMBuildSelect(g->b, one_row, one, lsz[0], "");
-	d1 = LLVMBuildSelect(g->b, one_row, one, lsz[1], "");
-	d01 = LLVMBuildSelect(g->b, one_row, one, LLVMBuildMul(g->b, lsz[0], lsz[1], ""), "");
-	x = LLVMBuildSelect(g->b, one_row, lin, LLVMBuildURem(g->b, lin, d0, ""), "x");
-	y = LLVMBuildSelect(g->b, one_row, c32(g, 0), LLVMBuildURem(g->b, LLVMBuildUDiv(g->b, lin, d0, ""), d1, ""), "y");
-	z = LLVMBuildSelect(g->b, one_row, c32(g, 0), LLVMBuildUDiv(g->b, lin, d01, ""), "z");
-	row = LLVMBuildICmp(g->b, LLVMIntULE, LLVMBuildAdd(g->b, x, c32(g, g->NL), ""), lsz[0], "");
+	/* A 1D group divides by nothing: no division on its way. */
+	v[0][0] = lin;
+	v[1][0] = v[2][0] = c32(g, 0);
+	from[0] = LLVMGetInsertBlock(g->b);
+	LLVMBuildCondBr(g->b, one_row, join, grid);
+	LLVMPositionBuilderAtEnd(g->b, grid);
+	v[0][1] = LLVMBuildURem(g->b, lin, lsz[0], "");
+	v[1][1] = LLVMBuildURem(g->b, LLVMBuildUDiv(g->b, lin, lsz[0], ""), lsz[1], "");
+	v[2][1] = LLVMBuildUDiv(g->b, lin, LLVMBuildMul(g->b, lsz[0], lsz[1], ""), "");
+	from[1] = grid;
+	LLVMBuildBr(g->b, join);
+	LLVMPositionBuilderAtEnd(g->b, join);
+	for (unsigned d = 0; d < 3; d++) {
+		xyz[d] = LLVMBuildPhi(g->b, g->i32, d == 0 ? "x" : d == 1 ? "y" : "z");
+		LLVMAddIncoming(xyz[d], v[d], from, 2);
+	}
+	return LLVMBuildICmp(g->b, LLVMIntULE, LLVMBuildAdd(g->b, xyz[0], c32(g, g->NL), ""), lsz[0], "");
+}
+
+/*
+ * The lanes' local ids in dimension @dim, as weft_sg_compute_lids()
+ * computes them: for a sub-group in one row of its work-group
+ * (sub_group_origin()) computed here, with no call and nothing stored;
+ * else the context's ids (stored_local_ids()).
+ */
+static LLVMValueRef local_ids(struct gen *g, unsigned dim)
+{
+	LLVMValueRef xyz[3], row, lane[WEFT_MAX_LANES], v[2], x;
+	LLVMBasicBlockRef in_row = new_block(g, "lids_row"), other = new_block(g, "lids_other");
+	LLVMBasicBlockRef join = new_block(g, "lids_join"), from[2];
+
+	row = sub_group_origin(g, xyz);
 	LLVMBuildCondBr(g->b, row, in_row, other);
 	LLVMPositionBuilderAtEnd(g->b, in_row);
-	v[0] = broadcast(g, dim == 0 ? x : dim == 1 ? y : z);
+	v[0] = broadcast(g, xyz[dim]);
 	if (dim == 0) {
 		for (unsigned l = 0; l < g->NL; l++)
 			lane[l] = c32(g, l);
@@ -1841,12 +2295,111 @@ static LLVMValueRef local_ids(struct gen *g, unsigned dim)
 	return x;
 }
 
+/* The global id of the work-group's first item in dimension @dim (an i64 of 32-bit values). */
+static LLVMValueRef group_origin(struct gen *g, unsigned dim)
+{
+	LLVMValueRef u = LLVMBuildMul(g->b, sg_field(g, false, offsetof(struct sg_ctx, gid) + 4 * dim),
+				      sg_field(g, true, offsetof(struct weft_dispatch_params, lsize) + 4 * dim), "");
+
+	return LLVMBuildAdd(g->b, u, sg_field(g, true, offsetof(struct weft_dispatch_params, goff) + 4 * dim), "");
+}
+
+/* The special register @sr as an i64 when it is the same in every lane, else NULL. */
+static LLVMValueRef uniform_sr(struct gen *g, unsigned sr)
+{
+	switch (sr) {
+	case WEFT_SR_LANE_ID:
+	case WEFT_SR_LOCAL_LINEAR_ID:
+	case WEFT_SR_LOCAL_ID_X ... WEFT_SR_LOCAL_ID_Z:
+	case WEFT_SR_GLOBAL_ID_X ... WEFT_SR_GLOBAL_ID_Z:
+		return NULL;
+	case WEFT_SR_SUBGROUP_ID:
+		return sg_field(g, false, offsetof(struct sg_ctx, sg));
+	case WEFT_SR_SUBGROUP_SIZE: {
+		LLVMValueRef u = LLVMBuildSub(g->b, sg_field(g, false, offsetof(struct sg_ctx, nitems)),
+					      LLVMBuildMul(g->b, sg_field(g, false, offsetof(struct sg_ctx, sg)),
+							   c64(g, g->NL), ""), "");
+
+		u = LLVMBuildAnd(g->b, u, c64(g, UINT32_MAX), "");
+		return LLVMBuildSelect(g->b, LLVMBuildICmp(g->b, LLVMIntULT, u, c64(g, g->NL), ""),
+				       u, c64(g, g->NL), "");
+	}
+	case WEFT_SR_NUM_SUBGROUPS:
+		return sg_field(g, false, offsetof(struct sg_ctx, nsub));
+	case WEFT_SR_GROUP_ID_X ... WEFT_SR_GROUP_ID_Z:
+		return sg_field(g, false, offsetof(struct sg_ctx, gid) + 4 * (sr - WEFT_SR_GROUP_ID_X));
+	case WEFT_SR_LOCAL_SIZE_X ... WEFT_SR_LOCAL_SIZE_Z:
+		return sg_field(g, false, offsetof(struct sg_ctx, lsz) + 4 * (sr - WEFT_SR_LOCAL_SIZE_X));
+	case WEFT_SR_GLOBAL_SIZE_X ... WEFT_SR_GLOBAL_SIZE_Z:
+		return sg_field(g, true, offsetof(struct weft_dispatch_params, gsize) + 4 * (sr - WEFT_SR_GLOBAL_SIZE_X));
+	case WEFT_SR_NUM_GROUPS_X ... WEFT_SR_NUM_GROUPS_Z: {
+		LLVMValueRef ng = LLVMBuildLoad2(g->b, g->ptr, byte_ptr(g, g->c,
+						 c64(g, offsetof(struct sg_ctx, ngroups))), "");
+
+		return LLVMBuildLoad2(g->b, g->i64, byte_ptr(g, ng, c64(g, 8 * (sr - WEFT_SR_NUM_GROUPS_X))), "");
+	}
+	case WEFT_SR_GLOBAL_OFFSET_X ... WEFT_SR_GLOBAL_OFFSET_Z:
+		return sg_field(g, true, offsetof(struct weft_dispatch_params, goff) + 4 * (sr - WEFT_SR_GLOBAL_OFFSET_X));
+	case WEFT_SR_MAX_SUBGROUP_SIZE:
+		return c64(g, g->NL);
+	case WEFT_SR_ENQUEUED_LOCAL_SIZE_X ... WEFT_SR_ENQUEUED_LOCAL_SIZE_Z:
+		return sg_field(g, true, offsetof(struct weft_dispatch_params, lsize) +
+				4 * (sr - WEFT_SR_ENQUEUED_LOCAL_SIZE_X));
+	case WEFT_SR_ARGS:
+		return ctx_load(g, offsetof(struct weft_jit_ctx, args), g->i64, "args");
+	default:
+		return c64(g, 0);
+	}
+}
+
+/*
+ * s2r with every lane on, as a known value (struct lin): the uniform
+ * registers, the lane ids, and in a sub-group in one row of its
+ * work-group (gen.row) the local and global ids; else false.
+ */
+static bool s2r_lin(struct gen *g, const struct weft_inst *in)
+{
+	unsigned sr = in->mod, dim = 0;
+	LLVMValueRef u = uniform_sr(g, sr), step = c64(g, 0);
+	/* The lanes' 32-bit values wrap around neither 2^31 nor 2^32: the
+	 * row variant's guard says so of the ids in x (emit_block()). */
+	bool exact = true;
+
+	if (u) {
+	} else if (sr == WEFT_SR_LANE_ID) {
+		u = c64(g, 0);
+		step = c64(g, 1);
+	} else if (sr == WEFT_SR_LOCAL_LINEAR_ID) {
+		u = LLVMBuildMul(g->b, sg_field(g, false, offsetof(struct sg_ctx, sg)), c64(g, g->NL), "");
+		step = c64(g, 1);
+		exact = false;
+	} else if (!g->row) {
+		return false;
+	} else {
+		dim = sr >= WEFT_SR_GLOBAL_ID_X && sr <= WEFT_SR_GLOBAL_ID_Z ? sr - WEFT_SR_GLOBAL_ID_X :
+		      sr - WEFT_SR_LOCAL_ID_X;
+		u = g->row_id[dim];
+		if (sr >= WEFT_SR_GLOBAL_ID_X && sr <= WEFT_SR_GLOBAL_ID_Z)
+			u = g->row_gid[dim] ? g->row_gid[dim] : LLVMBuildAdd(g->b, group_origin(g, dim), u, "");
+		step = c64(g, dim == 0);
+	}
+	if (in->t == WEFT_TYPE_U64) {
+		set_lin64(g, in->d, u, step);
+	} else {
+		set_lin(g, in->d, u, step, false);
+		g->lin[in->d].zext = g->lin[in->d].sext = exact;
+	}
+	return true;
+}
+
 /* s2r: the special registers as weft_exec.c's exec_s2r() computes them. */
 static void emit_s2r(struct gen *g, const struct weft_inst *in)
 {
-	LLVMValueRef on = active(g), lane[WEFT_MAX_LANES], v, u = NULL;
-	unsigned sr = in->mod, dim;
+	LLVMValueRef on = active(g), lane[WEFT_MAX_LANES], v, u;
+	unsigned sr = in->mod;
 
+	if (g->full && s2r_lin(g, in))
+		return;
 	for (unsigned l = 0; l < g->NL; l++)
 		lane[l] = c64(g, l);
 	switch (sr) {
@@ -1862,64 +2415,11 @@ static void emit_s2r(struct gen *g, const struct weft_inst *in)
 		v = local_ids(g, sr - WEFT_SR_LOCAL_ID_X);
 		break;
 	case WEFT_SR_GLOBAL_ID_X ... WEFT_SR_GLOBAL_ID_Z:
-		dim = sr - WEFT_SR_GLOBAL_ID_X;
-		u = LLVMBuildMul(g->b, sg_field(g, false, offsetof(struct sg_ctx, gid) + 4 * dim),
-				 sg_field(g, true, offsetof(struct weft_dispatch_params, lsize) + 4 * dim), "");
-		u = LLVMBuildAdd(g->b, u, sg_field(g, true, offsetof(struct weft_dispatch_params, goff) + 4 * dim), "");
-		v = LLVMBuildAdd(g->b, broadcast(g, u), local_ids(g, dim), "");
+		u = group_origin(g, sr - WEFT_SR_GLOBAL_ID_X);
+		v = LLVMBuildAdd(g->b, broadcast(g, u), local_ids(g, sr - WEFT_SR_GLOBAL_ID_X), "");
 		break;
 	default:
-		/* Uniform: one value in every lane. */
-		switch (sr) {
-		case WEFT_SR_SUBGROUP_ID:
-			u = sg_field(g, false, offsetof(struct sg_ctx, sg));
-			break;
-		case WEFT_SR_SUBGROUP_SIZE:
-			u = LLVMBuildSub(g->b, sg_field(g, false, offsetof(struct sg_ctx, nitems)),
-					 LLVMBuildMul(g->b, sg_field(g, false, offsetof(struct sg_ctx, sg)),
-						      c64(g, g->NL), ""), "");
-			u = LLVMBuildAnd(g->b, u, c64(g, UINT32_MAX), "");
-			u = LLVMBuildSelect(g->b, LLVMBuildICmp(g->b, LLVMIntULT, u, c64(g, g->NL), ""),
-					    u, c64(g, g->NL), "");
-			break;
-		case WEFT_SR_NUM_SUBGROUPS:
-			u = sg_field(g, false, offsetof(struct sg_ctx, nsub));
-			break;
-		case WEFT_SR_GROUP_ID_X ... WEFT_SR_GROUP_ID_Z:
-			u = sg_field(g, false, offsetof(struct sg_ctx, gid) + 4 * (sr - WEFT_SR_GROUP_ID_X));
-			break;
-		case WEFT_SR_LOCAL_SIZE_X ... WEFT_SR_LOCAL_SIZE_Z:
-			u = sg_field(g, false, offsetof(struct sg_ctx, lsz) + 4 * (sr - WEFT_SR_LOCAL_SIZE_X));
-			break;
-		case WEFT_SR_GLOBAL_SIZE_X ... WEFT_SR_GLOBAL_SIZE_Z:
-			u = sg_field(g, true, offsetof(struct weft_dispatch_params, gsize) +
-				     4 * (sr - WEFT_SR_GLOBAL_SIZE_X));
-			break;
-		case WEFT_SR_NUM_GROUPS_X ... WEFT_SR_NUM_GROUPS_Z: {
-			LLVMValueRef ng = LLVMBuildLoad2(g->b, g->ptr, byte_ptr(g, g->c,
-							 c64(g, offsetof(struct sg_ctx, ngroups))), "");
-
-			u = LLVMBuildLoad2(g->b, g->i64, byte_ptr(g, ng, c64(g, 8 * (sr - WEFT_SR_NUM_GROUPS_X))), "");
-			break;
-		}
-		case WEFT_SR_GLOBAL_OFFSET_X ... WEFT_SR_GLOBAL_OFFSET_Z:
-			u = sg_field(g, true, offsetof(struct weft_dispatch_params, goff) +
-				     4 * (sr - WEFT_SR_GLOBAL_OFFSET_X));
-			break;
-		case WEFT_SR_MAX_SUBGROUP_SIZE:
-			u = c64(g, g->NL);
-			break;
-		case WEFT_SR_ENQUEUED_LOCAL_SIZE_X ... WEFT_SR_ENQUEUED_LOCAL_SIZE_Z:
-			u = sg_field(g, true, offsetof(struct weft_dispatch_params, lsize) +
-				     4 * (sr - WEFT_SR_ENQUEUED_LOCAL_SIZE_X));
-			break;
-		case WEFT_SR_ARGS:
-			u = ctx_load(g, offsetof(struct weft_jit_ctx, args), g->i64, "args");
-			break;
-		default:
-			u = c64(g, 0);
-		}
-		v = broadcast(g, u);
+		v = broadcast(g, uniform_sr(g, sr));
 	}
 	if (in->t == WEFT_TYPE_U64)
 		set64_masked(g, in->d, v, on);
@@ -2284,6 +2784,75 @@ static void find_entry_kills(const struct kernel *k, const uint8_t *leader, bool
 }
 
 /*
+ * Which ids the block at @first reads (s2r): bit d the local id in
+ * dimension d, bit 3 + d the global one; none when it has no global
+ * access, where knowing them would save little.
+ */
+static unsigned block_ids(const struct gen *g, unsigned first)
+{
+	const struct kernel *k = g->k;
+	unsigned ids = 0;
+	bool global = false;
+
+	for (unsigned i = first; i == first || !g->leader[i]; i += k->insts[i].nwords) {
+		const struct weft_inst *in = &k->insts[i];
+
+		if (in->op == WEFT_OP_S2R && in->mod >= WEFT_SR_LOCAL_ID_X && in->mod <= WEFT_SR_LOCAL_ID_Z)
+			ids |= 1u << (in->mod - WEFT_SR_LOCAL_ID_X);
+		if (in->op == WEFT_OP_S2R && in->mod >= WEFT_SR_GLOBAL_ID_X && in->mod <= WEFT_SR_GLOBAL_ID_Z)
+			ids |= 8u << (in->mod - WEFT_SR_GLOBAL_ID_X);
+		global |= in->op == WEFT_OP_LD_GLOBAL || in->op == WEFT_OP_ST_GLOBAL ||
+			  (in->op >= WEFT_OP_LD_GLOBAL_V2 && in->op <= WEFT_OP_ST_GLOBAL_V4) ||
+			  (in->op >= WEFT_OP_LD_BLOCK && in->op <= WEFT_OP_ST_BLOCK8);
+		if (ends_block(in))
+			break;
+	}
+	return global ? ids : 0;
+}
+
+/*
+ * Whether the sub-group's items lie in one row of its work-group
+ * (sub_group_origin()) with ids in x that wrap around neither 2^31 nor
+ * 2^32 from lane to lane (its global ones when the block reads them: bit
+ * 3 of @ids), as an i1: then its ids are known values (struct lin), from
+ * gen.row_id and gen.row_gid, which this sets.
+ */
+static LLVMValueRef row_guard(struct gen *g, unsigned ids)
+{
+	LLVMValueRef xyz[3], ok, most = c32(g, INT32_MAX - (g->NL - 1));
+
+	ok = sub_group_origin(g, xyz);
+	ok = LLVMBuildAnd(g->b, ok, LLVMBuildICmp(g->b, LLVMIntULE, xyz[0], most, ""), "");
+	for (unsigned d = 0; d < 3; d++) {
+		g->row_id[d] = LLVMBuildZExt(g->b, xyz[d], g->i64, "");
+		g->row_gid[d] = NULL;
+	}
+	if (ids & 8) {
+		g->row_gid[0] = LLVMBuildAdd(g->b, group_origin(g, 0), g->row_id[0], "");
+		ok = LLVMBuildAnd(g->b, ok, LLVMBuildICmp(g->b, LLVMIntULE,
+				  LLVMBuildTrunc(g->b, g->row_gid[0], g->i32, ""), most, ""), "");
+	}
+	return ok;
+}
+
+/*
+ * One variant of the block at @first from @bb, accesses speculating
+ * (speculate_global()), then the tails it leaves for, which do not.
+ */
+static void emit_variant(struct gen *g, LLVMBasicBlockRef bb, unsigned first)
+{
+	block_start(g, bb);
+	g->speculate = true;
+	g->ntails = g->tail_insts = 0;
+	emit_insts(g, first);
+	g->speculate = false;
+	for (unsigned t = 0; t < g->ntails; t++) {
+		block_start(g, g->tails[t].bb);
+		emit_insts(g, g->tails[t].i);
+	}
+}
+
+/*
  * The block at @first, twice: for a sub-group with every lane on (the mask
  * does not change inside a block), where a register write is the new value
  * itself, and for any mask.  Inside an if or a loop, that second variant
@@ -2296,7 +2865,7 @@ static void find_entry_kills(const struct kernel *k, const uint8_t *leader, bool
 static void emit_block(struct gen *g, unsigned first)
 {
 	const struct kernel *k = g->k;
-	unsigned n = 0, NL = g->NL;
+	unsigned n = 0, NL = g->NL, ids;
 	LLVMBasicBlockRef full = new_block(g, "full"), some = new_block(g, "some");
 	LLVMValueRef cnt, mask;
 
@@ -2313,9 +2882,19 @@ static void emit_block(struct gen *g, unsigned first)
 	mask = LLVMBuildLoad2(g->b, g->i32, g->maskp, "mask");
 	LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntEQ, mask,
 					    c32(g, NL == 32 ? ~0u : (1u << NL) - 1), ""), full, some);
-	block_start(g, full);
 	g->full = true;
-	emit_insts(g, first);
+	ids = g->row_variants ? block_ids(g, first) : 0;
+	if (ids) {
+		LLVMBasicBlockRef row = new_block(g, "row"), other = new_block(g, "not_row");
+
+		LLVMPositionBuilderAtEnd(g->b, full);
+		LLVMBuildCondBr(g->b, row_guard(g, ids), row, other);
+		g->row = true;
+		emit_variant(g, row, first);
+		g->row = false;
+		full = other;
+	}
+	emit_variant(g, full, first);
 	g->full = false;
 	block_start(g, some);
 	g->by_handlers = !g->nested[first];
@@ -2495,7 +3074,8 @@ static weft_jit_fn translate(struct weft_jit *j, const struct kernel *k, uint64_
 {
 	LLVMOrcThreadSafeContextRef tsc = LLVMOrcCreateNewThreadSafeContext();
 	struct gen g = { .C = LLVMOrcThreadSafeContextGetContext(tsc), .k = k, .NL = k->simd,
-			 .entry_only = j->entry_only, .inline_pages = tier == TIER_OPT };
+			 .entry_only = j->entry_only, .inline_pages = tier == TIER_OPT,
+			 .row_variants = tier == TIER_OPT };
 	LLVMOrcExecutorAddress addr = 0;
 	LLVMPassBuilderOptionsRef opts;
 	LLVMOrcThreadSafeModuleRef tsm;

@@ -644,6 +644,125 @@ static void t_structured(void)
 	}
 }
 
+/*
+ * Addresses the translator knows as functions of the lane (execution.rst,
+ * "Known lanes"): the pointers loaded from the arguments, the ids of
+ * sub-groups in one row of their work-group (1D, 2D rows as wide as the
+ * sub-group or not) through cvt, shl, mul and add, consecutive accesses
+ * (one crosses a page, one runs past MAX_TAILS in a block), a uniform
+ * load across a page, the rows at a barrier and in the epilogue; then
+ * ids in x that wrap around 2^32 or 2^31 inside a sub-group, where
+ * cvt's extension is not affine: the same stores and faults both ways.
+ */
+static void t_known_lanes(void)
+{
+	static const struct { uint32_t g[2], l[2]; } shapes[] = {
+		{ { 128, 1 }, { 64, 1 } }, { { 32, 4 }, { 32, 2 } }, { { 16, 8 }, { 16, 2 } },
+		{ { 96, 1 }, { 24, 1 } },
+	};
+	static const char src[] =
+		"\ts2r.u64 r0, sr.args\n"
+		"\tld.global.v2.u64 r64, [r0+0]\n"
+		"\tld.global.u64 r126, [r0+32]\n"
+		"\ts2r.u32 r69, sr.global_id.x\n"
+		"\ts2r.u32 r70, sr.global_id.y\n"
+		"\ts2r.u32 r71, sr.global_size.x\n"
+		"\tmul.u32 r72, r70, r71\n"
+		"\tcvt.u64.u32 r74, r69\n"
+		"\tcvt.u64.u32 r76, r72\n"
+		"\tadd.u64 r78, r74, r76\n"
+		"\tshl.u64 r80, r78, 2\n"
+		"\tadd.u64 r128, r126, r80\n"
+		"\tld.global.u32 r130, [r128+0]\n"
+		"\tadd.u64 r82, r64, r80\n"
+		"\tld.global.u32 r84, [r82+0]\n"
+		"\tadd.u64 r86, r66, r80\n"
+		"\tst.global.u32 [r86+0], r84\n"
+		"\tbar\n"
+		"\ts2r.u64 r0, sr.args\n"
+		"\tld.global.v2.u64 r64, [r0+0]\n"
+		"\tld.global.u32 r68, [r0+16]\n"
+		"\ts2r.u32 r88, sr.local_id.x\n"
+		"\tcvt.s64.s32 r90, r88\n"
+		"\tshl.u64 r92, r90, 4\n"
+		"\tadd.u64 r94, r64, r92\n"
+		"\tld.global.v4.u32 r96, [r94+0]\n"
+		"\tadd.u64 r100, r66, r92\n"
+		"\tst.global.v4.u32 [r100+2048], r96\n"
+		"\tsub.u64 r102, r94, r80\n"
+		"\tneg.u32 r104, r71\n"
+		"\tmul.u64 r106, r78, 12\n"
+		"\tadd.u64 r106, r106, r64\n"
+		"\tld.global.u32 r108, [r106+0]\n"
+		"\tld.global.u64 r110, [r0+24]\n"
+		"\tld.global.v2.u32 r112, [r0+8188]\n"
+		"\tld.global.u32 r114, [r82+4096]\n"
+		"\tld.global.u32 r115, [r82+4100]\n"
+		"\tld.global.u32 r116, [r82+4104]\n"
+		"\tld.global.u32 r117, [r82+4108]\n"
+		"\tld.global.u32 r118, [r82+4112]\n"
+		"\tst.global.u32 [r86+512], r118\n"
+		"\ts2r.u32 r119, sr.local_id.y\n"
+		"\tmov.u64 r120, r82\n"
+		"\tbar\n"
+		"\tadd.u64 r122, r120, 8\n"
+		"\tld.global.u32 r124, [r122+0]\n"
+		"\tend\n";
+	static const char wrap[] =
+		"\ts2r.u64 r0, sr.args\n"
+		"\tld.global.v2.u64 r2, [r0+0]\n"
+		"\tld.global.u64 r14, [r0+16]\n"
+		"\ts2r.u32 r6, sr.global_id.x\n"
+		"\tcvt.u64.u32 r8, r6\n"
+		"\tsub.u64 r8, r8, r4\n"
+		"\tshl.u64 r8, r8, 2\n"
+		"\tadd.u64 r10, r2, r8\n"
+		"\tst.global.u32 [r10+0], r6\n"
+		"\tcvt.s64.s32 r12, r6\n"
+		"\tsub.u64 r12, r12, r14\n"
+		"\tshl.u64 r12, r12, 2\n"
+		"\tadd.u64 r16, r2, r12\n"
+		"\tst.global.u32 [r16+1024], r6\n"
+		"\tend\n";
+	static const uint32_t goff[] = { 0, 0xfffffff0u, 0x7ffffff0u, 0xffffff00u };
+	uint64_t dst = dump_va + 98304;
+	char what[96];
+
+	if (!load_code(src))
+		return;
+	for (unsigned si = 0; si < 3; si++) {
+		for (unsigned k = 0; k < 2 * sizeof(shapes) / sizeof(shapes[0]); k++) {
+			unsigned simd = 8u << si, items = shapes[k / 2].g[0] * shapes[k / 2].g[1];
+			struct env_dispatch d = { code_va, args_va, simd, { shapes[k / 2].g[0], shapes[k / 2].g[1], 1 },
+						  { shapes[k / 2].l[0], shapes[k / 2].l[1], 1 }, { 0 }, 0, 0 };
+
+			for (unsigned i = 0; i < 2048; i++)
+				args[0][i] = args[1][i] = (uint64_t)h_rand() << 32 | h_rand();
+			/* Consecutive words from 200 bytes before a page: one sub-group crosses it. */
+			args[0][0] = args[1][0] = args_va + 8192 - 200;
+			args[0][1] = args[1][1] = dst;
+			/* The second time the last sub-group's words run into the unmapped page after the arguments. */
+			args[0][4] = args[1][4] = k % 2 ? args_va + 16384 - 4 * items + 2 * simd : args_va + 4096;
+			snprintf(what, sizeof(what), "known lanes, shape %u at simd %u", k, simd);
+			both(&d, what);
+		}
+	}
+	if (!load_bare(wrap))
+		return;
+	for (unsigned si = 0; si < 3; si++) {
+		for (unsigned k = 0; k < sizeof(goff) / sizeof(goff[0]); k++) {
+			struct env_dispatch d = { code_va, args_va, 8u << si, { 64, 1, 1 }, { 32, 1, 1 },
+						  { goff[k], 0, 0 }, 0, 0 };
+
+			args[0][0] = args[1][0] = dst;
+			args[0][1] = args[1][1] = goff[k];
+			args[0][2] = args[1][2] = (uint64_t)(int64_t)(int32_t)goff[k];
+			snprintf(what, sizeof(what), "ids in x from 0x%x at simd %u", goff[k], 8u << si);
+			both(&d, what);
+		}
+	}
+}
+
 /* A sub-group spins on a global flag until a later one sets it; or forever; or another faults. */
 static void t_spins(void)
 {
@@ -984,6 +1103,7 @@ static void t_optimizing_tier(void)
 	t_structured();
 	t_vectors();
 	t_pages();
+	t_known_lanes();
 	weft_model_jit_stats(jit->m, &st);
 	printf("    optimized %llu of %llu kernels in %.1f ms\n", (unsigned long long)st.optimized,
 	       (unsigned long long)st.translated, st.translate_ns / 1e6);
@@ -1105,6 +1225,8 @@ int main(void)
 	      t_pages);
 	h_run("jit: consecutive global accesses of every width that fault in the middle lane",
 	      t_fault_mid_lane);
+	h_run("jit: addresses known as functions of the lane: ids in rows, pointers, tails, ids that wrap",
+	      t_known_lanes);
 	h_run("jit: the kernels above were translated, with native and helper instructions, "
 	      "in a cache of 8 that evicted the rest",
 	      t_translated);
