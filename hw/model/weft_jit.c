@@ -312,14 +312,22 @@ struct lin {
 	bool hi, zext, sext;
 };
 
-/* A block's variant left at instruction @i for @bb (speculate()). */
+/* What a row the entry block leaves known keeps of its struct lin (gen.after_entry). */
+struct kept {
+	LLVMValueRef step;	/* a constant; NULL: not known */
+	bool pair, zext, sext;	/* a 64-bit value in the row and the next */
+};
+
+/* A block's variant left at instruction @i for @bb (speculate_global()). */
 struct tail {
 	unsigned i;
 	LLVMBasicBlockRef bb;
 };
 
 #define MAX_TAILS	8	/* tails of one block's variant */
-#define TAIL_INSTS	48	/* instructions its tails may emit again in all */
+/* Instructions the tails of one variant may emit again in all, by tier. */
+#define TAIL_INSTS_FAST	32
+#define TAIL_INSTS_OPT	128
 
 /*
  * Registers live in the register file between basic blocks (of the Weft
@@ -365,14 +373,25 @@ struct gen {
 	bool entry_only;			/* WEFT_MODEL_JIT_RESUME=entry */
 	bool inline_pages;			/* lane_pages() instead of lane_pointers() */
 	/* Emitting a block's variant for a sub-group with every lane on whose
-	 * items lie in one row of its work-group (emit_block()): its ids are
-	 * row_id[d] + the lane in x, row_id[d] in y and z, its global ids
-	 * row_gid[d] + those (i64 scalars, 32-bit values zero-extended). */
+	 * items lie in one row of its work-group (emit_block()): its local ids
+	 * are row_id[d] + the lane in x, row_id[d] in y and z, its global ids
+	 * the work-group's origin + those, row_gid[0] + the lane in x when the
+	 * guard computed it (i64 scalars of 32-bit values). */
 	bool row;
 	LLVMValueRef row_id[3], row_gid[3];
 	bool row_variants;			/* the optimizing tier emits that variant */
+	/*
+	 * The rows the entry block leaves known (struct kept: each later block
+	 * reads u from lane 0 of the file) that no instruction after it
+	 * writes, as its variant for all lanes on ([0]) and its row variant
+	 * ([1]) leave them, and the ids its row guard tested: a later block's
+	 * variant of the same kind knows them too (known_after_entry()).
+	 */
+	struct kept after_entry[2][WEFT_NUM_REGS];
+	unsigned entry_ids;
+	bool written_later[WEFT_NUM_REGS];
 	/* Whether a translated access may leave the block's variant for its
-	 * tail (speculate()), and the tails it left for, emitted after it. */
+	 * tail (speculate_global()), and the tails it left for, emitted after it. */
 	bool speculate;
 	unsigned ntails, tail_insts;
 	struct tail tails[MAX_TAILS];
@@ -1854,7 +1873,7 @@ static bool speculate_global(struct gen *g, unsigned i, const struct weft_inst *
 	bool vector, uniform;
 
 	if (!g->speculate || size < 4 || g->ntails == MAX_TAILS || !lin64(g, in->a, &u, &step) ||
-	    g->tail_insts + block_rest(g, i) > TAIL_INSTS)
+	    g->tail_insts + block_rest(g, i) > (g->row_variants ? TAIL_INSTS_OPT : TAIL_INSTS_FAST))
 		return false;
 	vector = is_const(step, bytes);
 	uniform = !store && is_const(step, 0);
@@ -2836,18 +2855,131 @@ static LLVMValueRef row_guard(struct gen *g, unsigned ids)
 }
 
 /*
+ * Which rows no instruction after the entry block writes.  The entry block
+ * runs first in every sub-group and whole (it has no way out but its end
+ * and a fault), so any later block finds in them what it left; and a
+ * sub-group with every lane on in a later block had every lane on in it
+ * (a mask is never more than the lanes that have items).
+ */
+static void find_written_later(struct gen *g)
+{
+	const struct kernel *k = g->k;
+	unsigned i = 0;
+
+	/* A jump to the entry could run it with part of the lanes on. */
+	for (unsigned j = 0; j < k->nw; j++) {
+		if (k->start[j] && has_target(&k->insts[j]) && (int64_t)j + (int32_t)k->insts[j].imm / 8 == 0) {
+			memset(g->written_later, 1, sizeof(g->written_later));
+			return;
+		}
+	}
+	for (; i == 0 || (i < k->nw && !g->leader[i]); i += k->insts[i].nwords)
+		if (ends_block(&k->insts[i])) {
+			i += k->insts[i].nwords;
+			break;
+		}
+	for (; i < k->nw; i++) {
+		const struct weft_inst *in = &k->insts[i];
+		uint8_t use[WEFT_NUM_REGS] = { 0 };
+
+		if (!k->start[i])
+			continue;
+		inst_rows(in, use);
+		for (unsigned r = 0; r < WEFT_NUM_REGS; r++)
+			g->written_later[r] |= use[r] & 2;
+	}
+}
+
+/* At the entry block's end: the rows it leaves known with a constant step (gen.after_entry). */
+static void note_after_entry(struct gen *g, unsigned ids)
+{
+	struct kept *kept = g->after_entry[g->row];
+
+	for (unsigned r = 0; r < WEFT_NUM_REGS; r++) {
+		const struct lin *l = &g->lin[r], *hi = &g->lin[(r + 1) % WEFT_NUM_REGS];
+
+		if (!l->u || l->hi || !LLVMIsAConstantInt(l->step) || g->written_later[r])
+			continue;
+		kept[r] = (struct kept){ .step = l->step, .zext = l->zext, .sext = l->sext,
+					 .pair = hi->hi && hi->u == l->u && hi->step == l->step &&
+						 !g->written_later[(r + 1) % WEFT_NUM_REGS] };
+	}
+	if (g->row)
+		g->entry_ids = ids;
+}
+
+/*
+ * At the start of a later block's variant: the rows the entry block left
+ * known to every variant for all lanes on, and to its row variant in a
+ * row variant, as lane 0's value (scalar loads from the file) plus lane *
+ * the step it left.
+ */
+static void known_after_entry(struct gen *g)
+{
+	for (unsigned kind = 0; kind <= g->row; kind++) {
+		const struct kept *kept = g->after_entry[kind];
+
+		for (unsigned r = 0; r < WEFT_NUM_REGS; r++) {
+			unsigned r1 = (r + 1) % WEFT_NUM_REGS;
+			LLVMValueRef u;
+
+			if (!kept[r].step)
+				continue;
+			u = LLVMBuildZExt(g->b, LLVMBuildLoad2(g->b, g->i32, row_ptr(g, r), ""), g->i64, "");
+			if (kept[r].pair)
+				u = LLVMBuildOr(g->b, u, LLVMBuildShl(g->b, LLVMBuildZExt(g->b, LLVMBuildLoad2(g->b,
+						g->i32, row_ptr(g, r1), ""), g->i64, ""), c64(g, 32), ""), "");
+			g->lin[r] = (struct lin){ .u = u, .step = kept[r].step, .zext = kept[r].zext,
+						  .sext = kept[r].sext };
+			if (kept[r].pair)
+				g->lin[r1] = (struct lin){ .u = u, .step = kept[r].step, .hi = true };
+		}
+	}
+}
+
+/* Whether the block at @first reads a row the entry block leaves known to its variants of kind @row. */
+static bool reads_after_entry(const struct gen *g, unsigned first, bool row)
+{
+	const struct kernel *k = g->k;
+
+	if (!first)
+		return false;
+	for (unsigned i = first; i == first || !g->leader[i]; i += k->insts[i].nwords) {
+		uint8_t use[WEFT_NUM_REGS] = { 0 };
+
+		inst_rows(&k->insts[i], use);
+		for (unsigned r = 0; r < WEFT_NUM_REGS; r++)
+			if ((use[r] & 1) && (g->after_entry[row][r].step ||
+					     (g->after_entry[row][(r + WEFT_NUM_REGS - 1) % WEFT_NUM_REGS].pair)))
+				return true;
+		if (ends_block(&k->insts[i]))
+			break;
+	}
+	return false;
+}
+
+/*
  * One variant of the block at @first from @bb, accesses speculating
  * (speculate_global()), then the tails it leaves for, which do not.
+ * @ids: the ids its row guard tested.
  */
-static void emit_variant(struct gen *g, LLVMBasicBlockRef bb, unsigned first)
+static void emit_variant(struct gen *g, LLVMBasicBlockRef bb, unsigned first, unsigned ids)
 {
+	bool later = reads_after_entry(g, first, false) || (g->row && reads_after_entry(g, first, true));
+
 	block_start(g, bb);
+	if (later)
+		known_after_entry(g);
 	g->speculate = true;
 	g->ntails = g->tail_insts = 0;
 	emit_insts(g, first);
+	if (!first)
+		note_after_entry(g, ids);
 	g->speculate = false;
 	for (unsigned t = 0; t < g->ntails; t++) {
 		block_start(g, g->tails[t].bb);
+		if (later)
+			known_after_entry(g);
 		emit_insts(g, g->tails[t].i);
 	}
 }
@@ -2884,17 +3016,20 @@ static void emit_block(struct gen *g, unsigned first)
 					    c32(g, NL == 32 ? ~0u : (1u << NL) - 1), ""), full, some);
 	g->full = true;
 	ids = g->row_variants ? block_ids(g, first) : 0;
+	/* A block that reads what the entry block's row variant left needs its guard. */
+	if (g->row_variants && reads_after_entry(g, first, true))
+		ids |= g->entry_ids | 64;
 	if (ids) {
 		LLVMBasicBlockRef row = new_block(g, "row"), other = new_block(g, "not_row");
 
 		LLVMPositionBuilderAtEnd(g->b, full);
 		LLVMBuildCondBr(g->b, row_guard(g, ids), row, other);
 		g->row = true;
-		emit_variant(g, row, first);
+		emit_variant(g, row, first, ids);
 		g->row = false;
 		full = other;
 	}
-	emit_variant(g, full, first);
+	emit_variant(g, full, first, 0);
 	g->full = false;
 	block_start(g, some);
 	g->by_handlers = !g->nested[first];
@@ -2919,6 +3054,7 @@ static void build(struct gen *g, const char *name)
 	find_leaders(k, g->leader);
 	find_nested(k, g->nested);
 	find_entry_kills(k, g->leader, g->entry_kills);
+	find_written_later(g);
 	entry = new_block(g, "entry");
 	g->start = new_block(g, "start");
 	g->dispatch = new_block(g, "dispatch");

@@ -649,10 +649,12 @@ static void t_structured(void)
  * "Known lanes"): the pointers loaded from the arguments, the ids of
  * sub-groups in one row of their work-group (1D, 2D rows as wide as the
  * sub-group or not) through cvt, shl, mul and add, consecutive accesses
- * (one crosses a page, one runs past MAX_TAILS in a block), a uniform
- * load across a page, the rows at a barrier and in the epilogue; then
- * ids in x that wrap around 2^32 or 2^31 inside a sub-group, where
- * cvt's extension is not affine: the same stores and faults both ways.
+ * (one crosses a page, one runs into an unmapped page), a uniform load
+ * across a page, the rows at a barrier and in the epilogue, rows the
+ * entry block leaves known read by later blocks, and one a later block
+ * changes; then ids in x that wrap around 2^32 or 2^31 inside a
+ * sub-group, where cvt's extension is not affine, stored by the entry
+ * block or a later one: the same stores and faults both ways.
  */
 static void t_known_lanes(void)
 {
@@ -704,26 +706,35 @@ static void t_known_lanes(void)
 		"\tst.global.u32 [r86+512], r118\n"
 		"\ts2r.u32 r119, sr.local_id.y\n"
 		"\tmov.u64 r120, r82\n"
+		"\tshl.u64 r78, r78, 1\n"
 		"\tbar\n"
 		"\tadd.u64 r122, r120, 8\n"
 		"\tld.global.u32 r124, [r122+0]\n"
+		"\tadd.u64 r132, r86, 4\n"
+		"\tst.global.u32 [r132+1024], r84\n"
+		"\tshl.u64 r134, r78, 2\n"
+		"\tadd.u64 r134, r134, r66\n"
+		"\tst.global.u32 [r134+4096], r69\n"
 		"\tend\n";
-	static const char wrap[] =
-		"\ts2r.u64 r0, sr.args\n"
-		"\tld.global.v2.u64 r2, [r0+0]\n"
-		"\tld.global.u64 r14, [r0+16]\n"
-		"\ts2r.u32 r6, sr.global_id.x\n"
-		"\tcvt.u64.u32 r8, r6\n"
-		"\tsub.u64 r8, r8, r4\n"
-		"\tshl.u64 r8, r8, 2\n"
-		"\tadd.u64 r10, r2, r8\n"
-		"\tst.global.u32 [r10+0], r6\n"
-		"\tcvt.s64.s32 r12, r6\n"
-		"\tsub.u64 r12, r12, r14\n"
-		"\tshl.u64 r12, r12, 2\n"
+	/* Addresses from ids in x through cvt.u64.u32 and cvt.s64.s32, offset by the ids' start. */
+#define WRAP_ADDRESSES \
+		"\ts2r.u64 r0, sr.args\n" \
+		"\tld.global.v2.u64 r2, [r0+0]\n" \
+		"\tld.global.u64 r14, [r0+16]\n" \
+		"\ts2r.u32 r6, sr.global_id.x\n" \
+		"\tcvt.u64.u32 r8, r6\n" \
+		"\tsub.u64 r8, r8, r4\n" \
+		"\tshl.u64 r8, r8, 2\n" \
+		"\tadd.u64 r10, r2, r8\n" \
+		"\tcvt.s64.s32 r12, r6\n" \
+		"\tsub.u64 r12, r12, r14\n" \
+		"\tshl.u64 r12, r12, 2\n" \
 		"\tadd.u64 r16, r2, r12\n"
-		"\tst.global.u32 [r16+1024], r6\n"
-		"\tend\n";
+#define WRAP_STORES "\tst.global.u32 [r10+0], r6\n\tst.global.u32 [r16+1024], r6\n\tend\n"
+	/* Stored by the entry block, or by a later one, which finds the addresses in the rows. */
+	static const char wrap[] = WRAP_ADDRESSES WRAP_STORES;
+	static const char wrap_later[] = WRAP_ADDRESSES "\tbar\n" WRAP_STORES;
+	static const char *const wraps[] = { wrap, wrap_later };
 	static const uint32_t goff[] = { 0, 0xfffffff0u, 0x7ffffff0u, 0xffffff00u };
 	uint64_t dst = dump_va + 98304;
 	char what[96];
@@ -747,18 +758,21 @@ static void t_known_lanes(void)
 			both(&d, what);
 		}
 	}
-	if (!load_bare(wrap))
-		return;
-	for (unsigned si = 0; si < 3; si++) {
-		for (unsigned k = 0; k < sizeof(goff) / sizeof(goff[0]); k++) {
-			struct env_dispatch d = { code_va, args_va, 8u << si, { 64, 1, 1 }, { 32, 1, 1 },
-						  { goff[k], 0, 0 }, 0, 0 };
+	for (unsigned w = 0; w < 2; w++) {
+		if (!load_bare(wraps[w]))
+			return;
+		for (unsigned si = 0; si < 3; si++) {
+			for (unsigned k = 0; k < sizeof(goff) / sizeof(goff[0]); k++) {
+				struct env_dispatch d = { code_va, args_va, 8u << si, { 64, 1, 1 }, { 32, 1, 1 },
+							  { goff[k], 0, 0 }, 0, 0 };
 
-			args[0][0] = args[1][0] = dst;
-			args[0][1] = args[1][1] = goff[k];
-			args[0][2] = args[1][2] = (uint64_t)(int64_t)(int32_t)goff[k];
-			snprintf(what, sizeof(what), "ids in x from 0x%x at simd %u", goff[k], 8u << si);
-			both(&d, what);
+				args[0][0] = args[1][0] = dst;
+				args[0][1] = args[1][1] = goff[k];
+				args[0][2] = args[1][2] = (uint64_t)(int64_t)(int32_t)goff[k];
+				snprintf(what, sizeof(what), "ids in x from 0x%x at simd %u, stored by block %u",
+					 goff[k], 8u << si, w);
+				both(&d, what);
+			}
 		}
 	}
 }
