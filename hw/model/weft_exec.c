@@ -58,8 +58,11 @@ struct weft_job {
 	unsigned slot;			/* its queue */
 	uint64_t id;
 	uint64_t ngroups[3], total, watchdog;
-	_Atomic uint64_t next, insts;
-	_Atomic int abort;
+	/* Each on its own cache line: the cores add to next and insts while
+	 * they poll abort at every work-group. */
+	_Alignas(64) _Atomic uint64_t next;
+	_Alignas(64) _Atomic uint64_t insts;
+	_Alignas(64) _Atomic int abort;
 	bool translate;			/* runs translated (use_translator()) */
 	bool optimize;			/* ... by the optimizing tier */
 	unsigned seen;			/* its kernel's slot in weft_pool.seen */
@@ -100,6 +103,9 @@ struct weft_worker {
 	unsigned rf_dirty;		/* slots used since the registers were zeroed */
 	bool slot_used[MAX_SLOTS];
 	struct sg_state *sgs;		/* MAX_SLOTS sub-group states */
+	/* The running work-group's place: kept from one work-group of a
+	 * dispatch to the next for its lid cache (weft_sg_compute_lids()). */
+	struct sg_ctx ctx;
 	uint8_t *slm;			/* the work-group's shared local memory */
 	uint8_t *scratch;		/* private memory: MAX_SLOTS * 32 lanes * per-item size */
 	size_t scratch_size;
@@ -115,6 +121,7 @@ struct weft_pool {
 	pthread_mutex_t lock;
 	pthread_cond_t work;
 	struct weft_job *jobs[WEFT_MODEL_NUM_QUEUES];
+	_Atomic unsigned running;		/* jobs[] that are set (see run_some()) */
 	uint64_t pass[WEFT_MODEL_NUM_QUEUES];	/* see pick() */
 	uint64_t vtime;				/* the pass of the last pick */
 	uint64_t next_id;
@@ -1874,63 +1881,52 @@ int weft_jit_next_sg(struct weft_jit_ctx *x)
  * until every live sub-group has reached one (a sub-group that ends no
  * longer takes part); then all of them go on.
  */
-static int run_group(struct weft_worker *w, uint64_t g)
+static int run_group(struct weft_worker *w)
 {
 	struct weft_job *p = w->job;
 	const struct weft_dispatch_params *dp = p->dp;
-	struct sg_ctx c = { .dp = dp, .ngroups = p->ngroups };
-	uint64_t rest = g;
+	struct sg_ctx *c = &w->ctx;
 	unsigned live, at_barrier = 0;
 
-	c.nitems = 1;
+	c->nitems = 1;
 	for (int i = 0; i < 3; i++) {
-		uint64_t start;
+		uint64_t start = (uint64_t)c->gid[i] * dp->lsize[i];
 
-		/* No division in the last dimension with more than one group. */
-		if (rest < p->ngroups[i]) {
-			c.gid[i] = (uint32_t)rest;
-			rest = 0;
-		} else {
-			c.gid[i] = (uint32_t)(rest % p->ngroups[i]);
-			rest /= p->ngroups[i];
-		}
-		start = (uint64_t)c.gid[i] * dp->lsize[i];
-		c.lsz[i] = dp->gsize[i] - start < dp->lsize[i] ? (uint32_t)(dp->gsize[i] - start)
-							      : dp->lsize[i];
-		c.nitems *= c.lsz[i];
+		c->lsz[i] = dp->gsize[i] - start < dp->lsize[i] ? (uint32_t)(dp->gsize[i] - start)
+							       : dp->lsize[i];
+		c->nitems *= c->lsz[i];
 	}
-	c.nsub = (c.nitems + dp->simd - 1) / dp->simd;
-	memset(w->slot_used, 0, sizeof(w->slot_used));	/* also after an error */
+	c->nsub = (c->nitems + dp->simd - 1) / dp->simd;
 	w->M_simd = 0;	/* the interpreter and errors leave M unknown */
-	for (unsigned k = 0; k < c.nsub; k++) {
+	for (unsigned k = 0; k < c->nsub; k++) {
 		w->sgs[k].slot = -1;
 		w->sgs[k].done = false;
 		w->sgs[k].at_barrier = false;
 	}
-	live = c.nsub;
+	live = c->nsub;
 	while (live) {
-		for (c.sg = 0; c.sg < c.nsub; c.sg++) {
-			struct sg_state *s = &w->sgs[c.sg];
+		for (c->sg = 0; c->sg < c->nsub; c->sg++) {
+			struct sg_state *s = &w->sgs[c->sg];
 			int r;
 
 			if (s->done || s->at_barrier)
 				continue;
-			if (s->slot < 0 && start_sg(w, &c, s))
-				return -1;
-			c.lid_valid = false;
+			if (s->slot < 0 && start_sg(w, c, s))
+				goto fail;
+			c->lid_valid = false;
 			w->R = w->rf[s->slot];
 			if (w->slot->jit) {
 				unsigned ended;
 
-				r = run_translated(w, &c, s, &ended);
-				/* Sub-groups the call ran to their end before c.sg's turn. */
+				r = run_translated(w, c, s, &ended);
+				/* Sub-groups the call ran to their end before c->sg's turn. */
 				live -= ended;
-				s = &w->sgs[c.sg];
+				s = &w->sgs[c->sg];
 			} else {
-				r = interpret(w, &c, s);
+				r = interpret(w, c, s);
 			}
 			if (r == SG_ERROR)
-				return -1;
+				goto fail;
 			if (r == SG_ENDED) {
 				s->done = true;
 				w->slot_used[s->slot] = false;
@@ -1941,13 +1937,43 @@ static int run_group(struct weft_worker *w, uint64_t g)
 			}
 		}
 		if (live && at_barrier == live) {
-			for (unsigned k = 0; k < c.nsub; k++)
+			for (unsigned k = 0; k < c->nsub; k++)
 				w->sgs[k].at_barrier = false;
 			at_barrier = 0;
 		}
 	}
 	return 0;
+fail:
+	/* The slots its sub-groups hold: the next work-group finds every one free. */
+	memset(w->slot_used, 0, sizeof(w->slot_used));
+	return -1;
 }
+
+/* The ids of work-group @g of @j (x first). */
+static void group_ids(const struct weft_job *j, uint64_t g, uint32_t gid[3])
+{
+	for (int i = 0; i < 3; i++) {
+		/* No division in the last dimension with more than one group. */
+		if (g < j->ngroups[i]) {
+			gid[i] = (uint32_t)g;
+			g = 0;
+		} else {
+			gid[i] = (uint32_t)(g % j->ngroups[i]);
+			g /= j->ngroups[i];
+		}
+	}
+}
+
+/* From the ids of a work-group to the next one's, with no division. */
+static void next_group_ids(const struct weft_job *j, uint32_t gid[3])
+{
+	for (int i = 0; i < 3; i++) {
+		if (++gid[i] < j->ngroups[i])
+			return;
+		gid[i] = 0;
+	}
+}
+
 
 #define GROUPS_PER_PICK	4	/* work-groups run per visit to the job list */
 
@@ -2026,7 +2052,6 @@ static void use_translator(struct weft_pool *p, const struct weft_dispatch_param
 static void run_some(struct weft_worker *w, struct weft_job *j)
 {
 	struct worker_slot *ws = &w->slots[j->slot];
-	uint64_t g, end;
 
 	w->job = j;
 	w->slot = ws;
@@ -2075,14 +2100,31 @@ static void run_some(struct weft_worker *w, struct weft_job *j)
 		if (n > w->scratch_used)
 			w->scratch_used = n;
 	}
-	/* The pick's work-groups claimed at once (next may pass total). */
-	g = atomic_fetch_add(&j->next, GROUPS_PER_PICK);
-	end = g + GROUPS_PER_PICK;
-	if (end > j->total || end < g)
-		end = j->total;
-	for (; g < end && !atomic_load(&j->abort); g++)
-		if (run_group(w, g))
+	w->ctx.dp = j->dp;
+	w->ctx.ngroups = j->ngroups;
+	/*
+	 * The pick's work-groups are claimed at once (next may pass total).
+	 * While this dispatch is the only one running, the choice of a queue
+	 * after them would pick it again: the core claims the next ones
+	 * without it, until another dispatch starts.
+	 */
+	do {
+		uint64_t g = atomic_fetch_add(&j->next, GROUPS_PER_PICK);
+		uint64_t end = g + GROUPS_PER_PICK;
+
+		if (end > j->total || end < g)
+			end = j->total;
+		if (g >= end)
 			break;
+		group_ids(j, g, w->ctx.gid);
+		for (; g < end && !atomic_load(&j->abort); g++) {
+			if (run_group(w))
+				goto stop;
+			next_group_ids(j, w->ctx.gid);
+		}
+	} while (atomic_load_explicit(&w->pool->running, memory_order_relaxed) == 1 &&
+		 !job_exhausted(j));
+stop:
 	fence_streams(w);
 	account(j, w->pending);
 	w->pending = 0;
@@ -2210,6 +2252,7 @@ void weft_pool_dispatch(struct weft_pool *p, unsigned slot, const struct weft_di
 	j.id = ++p->next_id;
 	use_translator(p, dp, &j);
 	p->jobs[j.slot] = &j;
+	atomic_fetch_add(&p->running, 1);
 	/* A queue that was idle neither saved up turns nor lost them. */
 	if (p->pass[j.slot] < p->vtime)
 		p->pass[j.slot] = p->vtime;
@@ -2234,6 +2277,7 @@ void weft_pool_dispatch(struct weft_pool *p, unsigned slot, const struct weft_di
 		}
 	}
 	p->jobs[j.slot] = NULL;
+	atomic_fetch_sub(&p->running, 1);
 	/* Unless another kernel took the slot meanwhile (then it counts its own). */
 	if (p->seen[j.seen].key == seen_key(dp))
 		p->seen[j.seen].insts += atomic_load(&j.insts);
