@@ -608,6 +608,12 @@ static const uint32_t lane_bit[WEFT_MAX_LANES] = {
 	1u << 24, 1u << 25, 1u << 26, 1u << 27, 1u << 28, 1u << 29, 1u << 30, 1u << 31,
 };
 
+/* The mask of every lane of a sub-group of @simd lanes. */
+static inline uint32_t lanes_whole(unsigned simd)
+{
+	return simd == 32 ? ~0u : (1u << simd) - 1;
+}
+
 static inline void set_mask(struct sg_state *s, uint32_t *M, uint32_t mask, unsigned NL)
 {
 	s->mask = mask;
@@ -1802,22 +1808,26 @@ static int get_slot(struct weft_worker *w)
 	return -1;
 }
 
-/* A sub-group's first turn: a slot, its entry and its mask (run_group() or a run of sub-groups). */
+/* Sub-group c->sg at its entry: its items' lanes on, an empty mask stack. */
+static void enter_sg(const struct sg_ctx *c, struct sg_state *s)
+{
+	unsigned simd = c->dp->simd;
+	uint32_t left = c->nitems - c->sg * simd;
+
+	s->pc = c->dp->code;
+	s->sp = 0;
+	s->mask = left >= simd ? lanes_whole(simd) : (1u << left) - 1;
+}
+
+/* A sub-group's first turn: a slot, its entry and its mask. */
 static int start_sg(struct weft_worker *w, const struct sg_ctx *c, struct sg_state *s)
 {
-	const struct weft_dispatch_params *dp = c->dp;
-	uint32_t n = c->nitems - c->sg * dp->simd;
-
 	s->slot = get_slot(w);
 	if (s->slot < 0) {
-		set_error(w->job, WEFT_QERR_BAD_DISPATCH, dp->code, NULL);
+		set_error(w->job, WEFT_QERR_BAD_DISPATCH, c->dp->code, NULL);
 		return -1;
 	}
-	s->pc = dp->code;
-	s->sp = 0;
-	s->mask = n >= 32 ? ~0u : (1u << n) - 1;
-	if (dp->simd < 32)
-		s->mask &= (1u << dp->simd) - 1;
+	enter_sg(c, s);
 	return 0;
 }
 
@@ -1841,35 +1851,30 @@ int weft_jit_next_sg(struct weft_jit_ctx *x)
 	w->pending += x->count;
 	x->count = 0;
 	s->done = true;
-	w->slot_used[s->slot] = false;
 	x->ended++;
 	c->sg++;
 	c->lid_valid = false;
-	/* The slot just freed: every lower one is held (no sub-group has ended
-	 * since this one started), so the same register file. */
-	if (start_sg(w, c, next))
-		return 0;	/* not reached */
+	/*
+	 * The next one not started means this is the first pass of the
+	 * work-group (round-robin would have started it after a yield or a
+	 * barrier), where the held slots are always the lowest ones: each
+	 * sub-group took the lowest free slot, and one that ended freed it for
+	 * the next.  So get_slot() would give the next one the slot this one
+	 * frees, whose register file and private memory the context holds.
+	 */
+	next->slot = s->slot;
+	enter_sg(c, next);
 	if (next->mask != s->mask)
 		set_mask(next, w->M, next->mask, simd);
-	w->R = w->rf[next->slot];
-	x->R = w->R;
-	x->scratch = slot_scratch(w, c, next->slot);
 	x->s = next;
 	x->mask = &next->mask;
 	x->pc = &next->pc;
 	/*
 	 * 2 lets the translation skip storing, into the file it leaves, the
-	 * rows the next sub-group overwrites first: right only when that is
-	 * the next sub-group's file.  It is: the next one not started means
-	 * this is the first turn of this one (round-robin would have started
-	 * the next after a yield or barrier), and the slots below this one,
-	 * held when it took the lowest free slot, are held still, so
-	 * get_slot() gave the next one this one's.  Should that change, the
-	 * rows are stored (1), which is right whatever the slot.
+	 * rows the next sub-group overwrites first: right since that is the
+	 * next sub-group's file (above).
 	 */
-	if (next->slot != s->slot)
-		return 1;
-	return next->mask == (simd == 32 ? ~0u : (1u << simd) - 1) ? 2 : 1;
+	return next->mask == lanes_whole(simd) ? 2 : 1;
 }
 
 /*
@@ -1975,7 +1980,7 @@ static void next_group_ids(const struct weft_job *j, uint32_t gid[3])
 }
 
 
-#define GROUPS_PER_PICK	4	/* work-groups run per visit to the job list */
+#define GROUPS_PER_PICK	4	/* work-groups claimed at a time */
 
 static bool job_exhausted(struct weft_job *j)
 {
