@@ -103,6 +103,8 @@ struct weft_worker {
 	unsigned rf_dirty;		/* slots used since the registers were zeroed */
 	bool slot_used[MAX_SLOTS];
 	struct sg_state *sgs;		/* MAX_SLOTS sub-group states */
+	/* Of the running work-group: sub-groups not ended, and of them the ones at a barrier. */
+	unsigned live, at_barrier;
 	/* The running work-group's place: kept from one work-group of a
 	 * dispatch to the next for its lid cache (weft_sg_compute_lids()). */
 	struct sg_ctx ctx;
@@ -1754,8 +1756,7 @@ static uint8_t *slot_scratch(struct weft_worker *w, const struct sg_ctx *c, int 
 }
 
 /* The sub-group's turn in its translation: the same ends as the interpreter's. */
-static int run_translated(struct weft_worker *w, struct sg_ctx *c, struct sg_state *s,
-			  unsigned *ended)
+static int run_translated(struct weft_worker *w, struct sg_ctx *c, struct sg_state *s)
 {
 	struct weft_jit_ctx x = { .R = w->R, .M = w->M, .mask = &s->mask, .pc = &s->pc,
 				  .base = c->dp->code, .args = c->dp->args, .mmu = &w->slot->mmu,
@@ -1766,9 +1767,9 @@ static int run_translated(struct weft_worker *w, struct sg_ctx *c, struct sg_sta
 	if (s->mask != w->M_mask || c->dp->simd != w->M_simd)
 		set_mask(s, w->M, s->mask, c->dp->simd);
 	r = w->slot->jit(&x);
-	/* The call may have run on into later sub-groups (weft_jit_next_sg()). */
+	/* The call may have gone on with later sub-groups' turns (weft_jit_next_sg(),
+	 * weft_jit_next_at_bar()). */
 	s = x.s;
-	*ended = x.ended;
 	/* Translated code and the helpers it calls change M with the mask. */
 	w->M_mask = s->mask;
 	w->M_simd = c->dp->simd;
@@ -1808,26 +1809,26 @@ static int get_slot(struct weft_worker *w)
 	return -1;
 }
 
-/* Sub-group c->sg at its entry: its items' lanes on, an empty mask stack. */
-static void enter_sg(const struct sg_ctx *c, struct sg_state *s)
+/* Sub-group @sg at its entry: its items' lanes on, an empty mask stack. */
+static void enter_sg(const struct sg_ctx *c, unsigned sg, struct sg_state *s)
 {
 	unsigned simd = c->dp->simd;
-	uint32_t left = c->nitems - c->sg * simd;
+	uint32_t left = c->nitems - sg * simd;
 
 	s->pc = c->dp->code;
 	s->sp = 0;
 	s->mask = left >= simd ? lanes_whole(simd) : (1u << left) - 1;
 }
 
-/* A sub-group's first turn: a slot, its entry and its mask. */
-static int start_sg(struct weft_worker *w, const struct sg_ctx *c, struct sg_state *s)
+/* Sub-group @sg's first turn: a slot, its entry and its mask. */
+static int start_sg(struct weft_worker *w, const struct sg_ctx *c, unsigned sg, struct sg_state *s)
 {
 	s->slot = get_slot(w);
 	if (s->slot < 0) {
 		set_error(w->job, WEFT_QERR_BAD_DISPATCH, c->dp->code, NULL);
 		return -1;
 	}
-	enter_sg(c, s);
+	enter_sg(c, sg, s);
 	return 0;
 }
 
@@ -1851,7 +1852,7 @@ int weft_jit_next_sg(struct weft_jit_ctx *x)
 	w->pending += x->count;
 	x->count = 0;
 	s->done = true;
-	x->ended++;
+	w->live--;
 	c->sg++;
 	c->lid_valid = false;
 	/*
@@ -1863,7 +1864,7 @@ int weft_jit_next_sg(struct weft_jit_ctx *x)
 	 * frees, whose register file and private memory the context holds.
 	 */
 	next->slot = s->slot;
-	enter_sg(c, next);
+	enter_sg(c, c->sg, next);
 	if (next->mask != s->mask)
 		set_mask(next, w->M, next->mask, simd);
 	x->s = next;
@@ -1875,6 +1876,49 @@ int weft_jit_next_sg(struct weft_jit_ctx *x)
 	 * next sub-group's file (above).
 	 */
 	return next->mask == lanes_whole(simd) ? 2 : 1;
+}
+
+/*
+ * At a translated bar (execution.rst, "A run of sub-groups"): 1 when the
+ * call goes on with the turn run_group() would give next, in the same pass
+ * of its round-robin (the next sub-group that has not ended and does not
+ * wait at a barrier, started now if it has not started), with nothing
+ * accounted in between; then the context describes that sub-group, whose
+ * turn starts at *pc.  0 when the turn ends here (the pass ends with it, or
+ * the watchdog's batch is full).
+ */
+int weft_jit_next_at_bar(struct weft_jit_ctx *x)
+{
+	struct weft_worker *w = x->w;
+	struct sg_ctx *c = x->c;
+	struct sg_state *s = x->s, *next;
+	unsigned k = c->sg + 1;
+
+	if (w->pending + x->count >= ACCOUNT_EVERY)
+		return 0;
+	while (k < c->nsub && (w->sgs[k].done || w->sgs[k].at_barrier))
+		k++;
+	if (k >= c->nsub)
+		return 0;
+	next = &w->sgs[k];
+	/* On an error (set), the turn ends here, and run_group() meets it again. */
+	if (next->slot < 0 && start_sg(w, c, k, next))
+		return 0;
+	w->pending += x->count;
+	x->count = 0;
+	s->at_barrier = true;
+	w->at_barrier++;
+	c->sg = k;
+	c->lid_valid = false;
+	if (next->mask != s->mask)
+		set_mask(next, w->M, next->mask, c->dp->simd);
+	w->R = w->rf[next->slot];
+	x->R = w->R;
+	x->scratch = slot_scratch(w, c, next->slot);
+	x->s = next;
+	x->mask = &next->mask;
+	x->pc = &next->pc;
+	return 1;
 }
 
 /*
@@ -1891,7 +1935,6 @@ static int run_group(struct weft_worker *w)
 	struct weft_job *p = w->job;
 	const struct weft_dispatch_params *dp = p->dp;
 	struct sg_ctx *c = &w->ctx;
-	unsigned live, at_barrier = 0;
 
 	c->nitems = 1;
 	for (int i = 0; i < 3; i++) {
@@ -1908,24 +1951,22 @@ static int run_group(struct weft_worker *w)
 		w->sgs[k].done = false;
 		w->sgs[k].at_barrier = false;
 	}
-	live = c->nsub;
-	while (live) {
+	w->live = c->nsub;
+	w->at_barrier = 0;
+	while (w->live) {
 		for (c->sg = 0; c->sg < c->nsub; c->sg++) {
 			struct sg_state *s = &w->sgs[c->sg];
 			int r;
 
 			if (s->done || s->at_barrier)
 				continue;
-			if (s->slot < 0 && start_sg(w, c, s))
+			if (s->slot < 0 && start_sg(w, c, c->sg, s))
 				goto fail;
 			c->lid_valid = false;
 			w->R = w->rf[s->slot];
 			if (w->slot->jit) {
-				unsigned ended;
-
-				r = run_translated(w, c, s, &ended);
-				/* Sub-groups the call ran to their end before c->sg's turn. */
-				live -= ended;
+				r = run_translated(w, c, s);
+				/* The turn that ended the call: c->sg's. */
 				s = &w->sgs[c->sg];
 			} else {
 				r = interpret(w, c, s);
@@ -1935,16 +1976,16 @@ static int run_group(struct weft_worker *w)
 			if (r == SG_ENDED) {
 				s->done = true;
 				w->slot_used[s->slot] = false;
-				live--;
+				w->live--;
 			} else if (r == SG_AT_BARRIER) {
 				s->at_barrier = true;
-				at_barrier++;
+				w->at_barrier++;
 			}
 		}
-		if (live && at_barrier == live) {
+		if (w->live && w->at_barrier == w->live) {
 			for (unsigned k = 0; k < c->nsub; k++)
 				w->sgs[k].at_barrier = false;
-			at_barrier = 0;
+			w->at_barrier = 0;
 		}
 	}
 	return 0;

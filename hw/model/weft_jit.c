@@ -2661,6 +2661,23 @@ static void next_sub_group(struct gen *g)
 	exit_with(g, SG_ENDED);
 }
 
+/*
+ * After bar: the next turn of the work-group's pass in the same call when
+ * weft_jit_next_at_bar() sets it up, else the turn ends (execution.rst,
+ * "A run of sub-groups").
+ */
+static void next_at_bar(struct gen *g)
+{
+	LLVMTypeRef fn_ty = LLVMFunctionType(g->i32, &g->ptr, 1, false);
+	LLVMValueRef more = LLVMBuildCall2(g->b, fn_ty, const_ptr(g, (uintptr_t)weft_jit_next_at_bar),
+					   &g->x, 1, "");
+	LLVMBasicBlockRef wait = new_block(g, "at_barrier");
+
+	LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntNE, more, c32(g, 0), ""), g->start, wait);
+	LLVMPositionBuilderAtEnd(g->b, wait);
+	exit_with(g, SG_AT_BARRIER);
+}
+
 /* Instruction @i; returns whether its block goes on with the next instruction. */
 static bool emit_inst(struct gen *g, unsigned i)
 {
@@ -2673,7 +2690,7 @@ static bool emit_inst(struct gen *g, unsigned i)
 	case WEFT_CLASS_BAR:
 		flush(g, NULL, 0);
 		LLVMBuildStore(g->b, pc_of(g, i + 1), g->pcp);
-		exit_with(g, SG_AT_BARRIER);
+		next_at_bar(g);
 		return false;
 	case WEFT_CLASS_CF:
 		flush(g, NULL, 0);

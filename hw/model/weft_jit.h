@@ -35,7 +35,6 @@ struct weft_jit_ctx {
 	uint8_t *scratch;		/* the private memory of the sub-group's slot */
 	void *w, *s;			/* worker, sub-group: for the helpers */
 	struct sg_ctx *c;		/* the sub-group's place in the dispatch (s2r) */
-	uint32_t ended;			/* out: sub-groups ended in the call before *c's */
 };
 
 /*
@@ -61,6 +60,12 @@ int weft_jit_cf(struct weft_jit_ctx *x, const struct weft_inst *in, uint64_t pc,
  * ends here (execution.rst, "A run of sub-groups").
  */
 int weft_jit_next_sg(struct weft_jit_ctx *x);
+/*
+ * At a translated bar, with the rows in the file and *pc after the bar: 1
+ * when the call goes on with the next turn of the work-group's pass, which
+ * the context then describes (it starts at *pc); 0 when the turn ends here.
+ */
+int weft_jit_next_at_bar(struct weft_jit_ctx *x);
 
 /* When the model translates (WEFT_MODEL_JIT, execution.rst). */
 enum weft_jit_mode {

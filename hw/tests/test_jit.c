@@ -970,6 +970,93 @@ static void t_run_watchdog(void)
 	}
 }
 
+/*
+ * Runs through barriers (execution.rst, "A run of sub-groups"): a
+ * translated turn that ends at bar goes on with the next turn of the
+ * work-group's pass in the same call.  Each turn takes a ticket from a
+ * counter in memory and records its sub-group there, so the order of the
+ * turns is in memory.  Sub-group 1 reaches its barrier inside an if with
+ * only its even lanes on (its lane masks are not the next one's), sub-group
+ * 2 ends after the first phase (the others no longer wait for it), each
+ * item reads another sub-group's value from SLM after the barrier and its
+ * own private memory at the end (its slot's), in partial work-groups and
+ * sub-groups of 1 and 2 dimensions.  Then the same with phases forever:
+ * the watchdog must stop it after the same turn both ways.
+ */
+static void t_barrier_runs(void)
+{
+	static const struct { uint32_t g[3], l[3]; } shapes[] = {
+		{ { 300, 1, 1 }, { 72, 1, 1 } }, { { 20, 15, 1 }, { 10, 6, 1 } },
+		{ { 128, 1, 1 }, { 128, 1, 1 } },
+	};
+	static const unsigned phases[] = { 3, 1u << 30 };
+	char src[2048];
+
+	for (unsigned v = 0; v < 2; v++) {
+		snprintf(src, sizeof(src),
+			 "\ts2r.u64 r0, sr.args\n"
+			 "\ts2r.u32 r2, sr.local_linear_id\n"
+			 "\ts2r.u32 r8, sr.subgroup_id\n"
+			 "\ts2r.u32 r13, sr.lane_id\n"
+			 "\tmul.u32 r4, r2, 4\n"
+			 "\tmov.u32 r9, 0\n"
+			 "\tmov.u32 r12, 0\n"
+			 "\tmov.u32 r64, r2\n"
+			 "\tst.scratch.u32 [r9+0], r2\n"
+			 "phase:\n\tld.global.u32 r20, [r0+0]\n"
+			 "\tadd.u32 r21, r20, 1\n"
+			 "\tst.global.u32 [r0+0], r21\n"
+			 "\tand.u32 r22, r21, 1023\n"
+			 "\tcvt.u64.u32 r24, r22\n"
+			 "\tshl.u64 r24, r24, 2\n"
+			 "\tadd.u64 r24, r24, r0\n"
+			 "\tadd.u32 r23, r8, 1\n"
+			 "\tst.global.u32 [r24+64], r23\n"
+			 "\tadd.u32 r65, r65, r21\n"
+			 "\tst.local.u32 [r4+0], r64\n"
+			 "\tset.eq.u32 r3, r8, 1\n"
+			 "\tbra.any r3, divergent\n"
+			 "\tbar\n"
+			 "\tbra joined\n"
+			 "divergent:\n\tand.u32 r5, r13, 1\n"
+			 "\tset.eq.u32 r5, r5, 0\n"
+			 "\tif r5, skip\n"
+			 "\tbar\n"
+			 "skip:\tendif\n"
+			 "joined:\n\tld.local.u32 r22, [r4+128]\n"
+			 "\tadd.u32 r66, r66, r22\n"
+			 "\tbar\n"
+			 "\tset.eq.u32 r3, r8, 2\n"
+			 "\tbra.any r3, early\n"
+			 "\tadd.u32 r12, r12, 1\n"
+			 "\tadd.u32 r64, r64, r12\n"
+			 "\tset.lt.u32 r7, r12, %u\n"
+			 "\tbra.any r7, phase\n"
+			 "\tld.scratch.u32 r67, [r9+0]\n"
+			 "\tbra last\n"
+			 "early:\tend\n"
+			 "last:\tend\n", phases[v]);
+		if (!load_code(src))
+			return;
+		for (unsigned si = 0; si < 3; si++) {
+			for (unsigned k = 0; k < sizeof(shapes) / sizeof(shapes[0]); k++) {
+				struct env_dispatch d = { code_va, args_va, 8u << si, { 0 }, { 0 }, { 0 }, 4096, 16 };
+				char what[64];
+				uint32_t err;
+
+				memcpy(d.gsize, shapes[k].g, sizeof(d.gsize));
+				memcpy(d.lsize, shapes[k].l, sizeof(d.lsize));
+				memset(args[0], 0, 8192);
+				memset(args[1], 0, 8192);
+				snprintf(what, sizeof(what), "%s, shape %u at simd %u",
+					 v ? "forever" : "3 phases", k, d.simd);
+				err = both(&d, what);
+				CHECK(err == (v ? WEFT_QERR_WATCHDOG : 0), "%s: error %u", what, err);
+			}
+		}
+	}
+}
+
 static void t_translated(void)
 {
 	/* The model that translates did translate: the test above compared something. */
@@ -1233,6 +1320,8 @@ int main(void)
 	      t_run_fault);
 	h_run("jit: the watchdog between two sub-groups of a run; the turns of sub-groups that yield",
 	      t_run_watchdog);
+	h_run("jit: runs through barriers: masks, ended sub-groups, SLM, scratch, partial, 2D, watchdog",
+	      t_barrier_runs);
 	h_run("jit: global .v2/.v4 loads and stores, uniform and consecutive, crossing pages, masked",
 	      t_vectors);
 	h_run("jit: global accesses of lanes in different pages, masked, crossing pages, not writable",
