@@ -328,6 +328,9 @@ struct tail {
 /* Instructions the tails of one variant may emit again in all, by tier. */
 #define TAIL_INSTS_FAST	32
 #define TAIL_INSTS_OPT	128
+/* Instructions of a block that gets a row variant: a kernel's hot blocks are short,
+ * and a long block's third copy costs more to compile than it saves. */
+#define ROW_VARIANT_INSTS	64
 
 /*
  * Registers live in the register file between basic blocks (of the Weft
@@ -3036,6 +3039,8 @@ static void emit_block(struct gen *g, unsigned first)
 	/* A block that reads what the entry block's row variant left needs its guard. */
 	if (g->row_variants && reads_after_entry(g, first, true))
 		ids |= g->entry_ids | 64;
+	if (n > ROW_VARIANT_INSTS)
+		ids = 0;
 	if (ids) {
 		LLVMBasicBlockRef row = new_block(g, "row"), other = new_block(g, "not_row");
 
