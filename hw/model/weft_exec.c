@@ -2020,7 +2020,6 @@ static void next_group_ids(const struct weft_job *j, uint32_t gid[3])
 	}
 }
 
-
 #define GROUPS_PER_PICK	4	/* work-groups claimed at a time */
 
 static bool job_exhausted(struct weft_job *j)
