@@ -325,9 +325,8 @@ struct tail {
 };
 
 #define MAX_TAILS	8	/* tails of one block's variant */
-/* Instructions the tails of one variant may emit again in all, by tier. */
-#define TAIL_INSTS_FAST	32
-#define TAIL_INSTS_OPT	128
+/* Instructions the tails of one variant may emit again in all. */
+#define TAIL_INSTS	128
 /* Instructions of a block that gets a row variant: a kernel's hot blocks are short,
  * and a long block's third copy costs more to compile than it saves. */
 #define ROW_VARIANT_INSTS	64
@@ -1876,7 +1875,7 @@ static bool speculate_global(struct gen *g, unsigned i, const struct weft_inst *
 	bool vector, uniform;
 
 	if (!g->speculate || size < 4 || g->ntails == MAX_TAILS || !lin64(g, in->a, &u, &step) ||
-	    g->tail_insts + block_rest(g, i) > (g->row_variants ? TAIL_INSTS_OPT : TAIL_INSTS_FAST))
+	    g->tail_insts + block_rest(g, i) > TAIL_INSTS)
 		return false;
 	vector = is_const(step, bytes);
 	uniform = !store && is_const(step, 0);
@@ -2980,7 +2979,9 @@ static bool reads_after_entry(const struct gen *g, unsigned first, bool row)
 
 /*
  * One variant of the block at @first from @bb, accesses speculating
- * (speculate_global()), then the tails it leaves for, which do not.
+ * (speculate_global()) in the optimizing tier, then the tails it leaves
+ * for, which do not.  The fast tier does not speculate: a tail is the
+ * rest of the block once more, which doubled its translation time.
  * @ids: the ids its row guard tested.
  */
 static void emit_variant(struct gen *g, LLVMBasicBlockRef bb, unsigned first, unsigned ids)
@@ -2990,7 +2991,7 @@ static void emit_variant(struct gen *g, LLVMBasicBlockRef bb, unsigned first, un
 	block_start(g, bb);
 	if (later)
 		known_after_entry(g);
-	g->speculate = true;
+	g->speculate = g->row_variants;
 	g->ntails = g->tail_insts = 0;
 	emit_insts(g, first);
 	if (!first)
