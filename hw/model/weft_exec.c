@@ -1833,6 +1833,31 @@ static int start_sg(struct weft_worker *w, const struct sg_ctx *c, unsigned sg, 
 }
 
 /*
+ * The translated call goes on with sub-group @k, started, whose state is
+ * @next: the turn that ends is accounted, and the context is set up as
+ * run_group() and run_translated() would set it up for @k's turn.
+ */
+static void go_on_with(struct weft_jit_ctx *x, unsigned k, struct sg_state *next)
+{
+	struct weft_worker *w = x->w;
+	struct sg_ctx *c = x->c;
+	const struct sg_state *s = x->s;
+
+	w->pending += x->count;
+	x->count = 0;
+	if (next->mask != s->mask)
+		set_mask(next, w->M, next->mask, c->dp->simd);
+	c->sg = k;
+	c->lid_valid = false;
+	w->R = w->rf[next->slot];
+	x->R = w->R;
+	x->scratch = slot_scratch(w, c, next->slot);
+	x->s = next;
+	x->mask = &next->mask;
+	x->pc = &next->pc;
+}
+
+/*
  * A run of sub-groups (execution.rst): the translated turn of sub-group
  * c->sg ended, and run_group()'s next turn would be the first of sub-group
  * c->sg + 1, on the slot just freed, with nothing accounted in between;
@@ -1849,12 +1874,8 @@ int weft_jit_next_sg(struct weft_jit_ctx *x)
 
 	if (c->sg + 1 >= c->nsub || next->slot >= 0 || w->pending + x->count >= ACCOUNT_EVERY)
 		return 0;
-	w->pending += x->count;
-	x->count = 0;
 	s->done = true;
 	w->live--;
-	c->sg++;
-	c->lid_valid = false;
 	/*
 	 * The next one not started means this is the first pass of the
 	 * work-group (round-robin would have started it after a yield or a
@@ -1864,12 +1885,8 @@ int weft_jit_next_sg(struct weft_jit_ctx *x)
 	 * frees, whose register file and private memory the context holds.
 	 */
 	next->slot = s->slot;
-	enter_sg(c, c->sg, next);
-	if (next->mask != s->mask)
-		set_mask(next, w->M, next->mask, simd);
-	x->s = next;
-	x->mask = &next->mask;
-	x->pc = &next->pc;
+	enter_sg(c, c->sg + 1, next);
+	go_on_with(x, c->sg + 1, next);
 	/*
 	 * 2 lets the translation skip storing, into the file it leaves, the
 	 * rows the next sub-group overwrites first: right since that is the
@@ -1904,20 +1921,9 @@ int weft_jit_next_at_bar(struct weft_jit_ctx *x)
 	/* On an error (set), the turn ends here, and run_group() meets it again. */
 	if (next->slot < 0 && start_sg(w, c, k, next))
 		return 0;
-	w->pending += x->count;
-	x->count = 0;
 	s->at_barrier = true;
 	w->at_barrier++;
-	c->sg = k;
-	c->lid_valid = false;
-	if (next->mask != s->mask)
-		set_mask(next, w->M, next->mask, c->dp->simd);
-	w->R = w->rf[next->slot];
-	x->R = w->R;
-	x->scratch = slot_scratch(w, c, next->slot);
-	x->s = next;
-	x->mask = &next->mask;
-	x->pc = &next->pc;
+	go_on_with(x, k, next);
 	return 1;
 }
 
