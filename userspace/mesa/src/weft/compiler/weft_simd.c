@@ -46,15 +46,21 @@ struct weft_lanes {
 
 /* Costs per sub-group, in units of a quarter of an ALU instruction: a
  * vector access of the whole sub-group costs about two instructions, a
- * lane's page lookup about one, and running a sub-group at all (its turn,
- * its local ids) about sixteen. Fitted to the two 2D kernels of
- * bench/opencl measured at SIMD 16 and 32: the stencil, whose accesses
- * along a row all look 32 lanes up at SIMD 32 and ran 2.5 times slower
- * there, and the naive transpose, whose column store looks its lanes up at
- * both widths and ran as fast or faster at SIMD 32. */
+ * lane's page lookup about eight, and running a sub-group at all (its
+ * turn, its local ids) about sixteen. The lookup was fitted to what a
+ * sub-group spanning two rows of a 16 x 16 work-group costs in the 2D
+ * kernels of bench/opencl (4096 x 4096), where the device's row variant
+ * ("Known lanes", execution.rst) leaves the access along the row one
+ * vector access at SIMD 16 and looks its 32 lanes up at SIMD 32. The
+ * stencil ran 0.89 ns per work-item slower at SIMD 8 than at 16: a
+ * sub-group of 16 cost 14.2 ns more than its lanes, for an estimate of
+ * 308 units, about 0.046 ns per unit. Against
+ * that, a lane's lookup cost 0.86 ns (19 units) in each of the stencil's
+ * six accesses, 2.4 ns (52) in each of the local transpose's two and
+ * 2.7 ns (59) in the naive transpose's load: 32 lies among them. */
 #define WEFT_SIMD_COST_INSTR       4
 #define WEFT_SIMD_COST_VECTOR      8
-#define WEFT_SIMD_COST_LANE        4 /* per lane: a page lookup */
+#define WEFT_SIMD_COST_LANE        32 /* per lane: a page lookup */
 #define WEFT_SIMD_COST_LANE_GATHER 1 /* per lane: a gather inside one page */
 #define WEFT_SIMD_COST_SUBGROUP    64
 #define WEFT_SIMD_LOOP_WEIGHT      8 /* iterations a loop body is counted for */
