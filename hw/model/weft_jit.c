@@ -1657,6 +1657,21 @@ static LLVMValueRef lane_pages(struct gen *g, LLVMValueRef av, LLVMValueRef offs
 	return LLVMBuildGEP2(g->b, g->i8, LLVMBuildIntToPtr(g->b, field[2], tys[1], ""), &offs, 1, "");
 }
 
+/* A load of 32/64-bit elements at one host address @p, broadcast to the active lanes. */
+static void uniform_load(struct gen *g, const struct weft_inst *in, LLVMValueRef p, LLVMValueRef on)
+{
+	unsigned bits = weft_isa_type_bits(in->t), vec = weft_isa_ops[in->op].vec;
+	unsigned rows = bits == 64 ? 2 : 1;
+
+	for (unsigned j = 0; j < vec; j++) {
+		LLVMValueRef v = LLVMBuildLoad2(g->b, bits == 64 ? g->i64 : g->i32,
+						byte_ptr(g, p, c64(g, (uint64_t)j * bits / 8)), "");
+
+		LLVMSetAlignment(v, 1);
+		set_elems(g, (in->d + j * rows) % WEFT_NUM_REGS, broadcast(g, v), bits, 'u', on);
+	}
+}
+
 /*
  * ld/st.global (and .v2, .v4) of 32/64-bit elements: the first active
  * lane's page looked up in the TLB inline (hash_slot() of weft_mmu.c), a
@@ -1727,13 +1742,7 @@ static LLVMValueRef global_paths(struct gen *g, struct paths *ps, const struct w
 		test = new_block(g, "lanes?");
 		LLVMBuildCondBr(g->b, uni, ub, test);
 		LLVMPositionBuilderAtEnd(g->b, ub);
-		for (unsigned j = 0; j < vec; j++) {
-			LLVMValueRef v = LLVMBuildLoad2(g->b, bits == 64 ? g->i64 : g->i32,
-							byte_ptr(g, p, c64(g, (uint64_t)j * size)), "");
-
-			LLVMSetAlignment(v, 1);
-			set_elems(g, (in->d + j * rows) % WEFT_NUM_REGS, broadcast(g, v), bits, 'u', on);
-		}
+		uniform_load(g, in, p, on);
 		path_end(g, ps);
 		LLVMPositionBuilderAtEnd(g->b, test);
 	}
@@ -1782,6 +1791,48 @@ static LLVMValueRef global_paths(struct gen *g, struct paths *ps, const struct w
 }
 
 /*
+ * ld/st.local of 32/64-bit elements with every lane on, at an address
+ * known (struct lin) to step by the access's size from lane to lane, or a
+ * load at one address in every lane: when the access from lane 0's
+ * address to the last lane's end lies inside the dispatch's SLM of
+ * @limit bytes (an i64; so no lane's 32-bit address wrapped around), one
+ * vector access, or one load per element, at @slm + that address: a path
+ * of @ps.  The builder is left where the other paths start.
+ */
+static void known_local_paths(struct gen *g, struct paths *ps, const struct weft_inst *in, bool store,
+			      LLVMValueRef limit, LLVMValueRef slm)
+{
+	unsigned bits = weft_isa_type_bits(in->t), vec = weft_isa_ops[in->op].vec;
+	unsigned bytes = bits / 8 * vec;
+	const struct lin *l = lin32(g, in->a);
+	LLVMBasicBlockRef fast, other;
+	LLVMValueRef a0, end, p;
+	bool vector;
+
+	if (!g->full || bits < 32 || !l)
+		return;
+	vector = is_const(l->step, bytes);
+	if (!vector && (store || !is_const(l->step, 0)))
+		return;
+	a0 = LLVMBuildZExt(g->b, LLVMBuildTrunc(g->b, LLVMBuildAdd(g->b, l->u, c64(g, in->imm), ""),
+						g->i32, ""), g->i64, "");
+	end = LLVMBuildAdd(g->b, a0, c64(g, vector ? (uint64_t)g->NL * bytes : bytes), "");
+	fast = new_block(g, vector ? "local_vector" : "local_uniform");
+	other = new_block(g, "local_lanes?");
+	LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntULE, end, limit, ""), fast, other);
+	LLVMPositionBuilderAtEnd(g->b, fast);
+	p = byte_ptr(g, slm, a0);
+	if (vector && store)
+		contig_store(g, in, p);
+	else if (vector)
+		contig_load(g, in, p, active(g));
+	else
+		uniform_load(g, in, p, active(g));
+	path_end(g, ps);
+	LLVMPositionBuilderAtEnd(g->b, other);
+}
+
+/*
  * ld/st.local and .scratch: every active lane's access inside the
  * dispatch's SLM or per-item scratch size, through host pointers (the
  * builder is left in @lanes, the pointers returned); else @slow, where the
@@ -1794,30 +1845,33 @@ static LLVMValueRef private_paths(struct gen *g, struct paths *ps, const struct 
 	unsigned op = in->op;
 	bool local = !(op == WEFT_OP_LD_SCRATCH || op == WEFT_OP_ST_SCRATCH ||
 		       op == WEFT_OP_LD_SCRATCH_V4 || op == WEFT_OP_ST_SCRATCH_V4);
-	LLVMValueRef on = active(g), a, dp, limit, bad, base, idx, lane[WEFT_MAX_LANES];
+	LLVMValueRef on = active(g), a, dp, limit, limits, bad, base, idx, lane[WEFT_MAX_LANES];
 	LLVMTypeRef iNL = LLVMIntTypeInContext(g->C, NL);
 
-	a = LLVMBuildZExt(g->b, LLVMBuildAdd(g->b, get(g, in->a), splat(g, c32(g, in->imm)), ""),
-			  g->vi64, "");
 	dp = LLVMBuildLoad2(g->b, g->ptr, byte_ptr(g, g->c, c64(g, offsetof(struct sg_ctx, dp))), "dp");
 	limit = LLVMBuildLoad2(g->b, g->i32, byte_ptr(g, dp, c64(g, local ?
 			       offsetof(struct weft_dispatch_params, slm) :
 			       offsetof(struct weft_dispatch_params, scratch))), "limit");
-	limit = broadcast(g, LLVMBuildZExt(g->b, limit, g->i64, ""));
-	bad = LLVMBuildAnd(g->b, on, LLVMBuildICmp(g->b, LLVMIntUGT,
-			   LLVMBuildAdd(g->b, a, splat(g, c64(g, (uint64_t)bits / 8 * vec)), ""), limit, ""), "");
-	bad = LLVMBuildICmp(g->b, LLVMIntNE, LLVMBuildBitCast(g->b, bad, iNL, ""), LLVMConstNull(iNL), "");
+	limit = LLVMBuildZExt(g->b, limit, g->i64, "");
 	base = ctx_load(g, local ? offsetof(struct weft_jit_ctx, slm) : offsetof(struct weft_jit_ctx, scratch),
 			g->ptr, "");
+	paths_begin(g, ps, in->d, store ? 0 : vec * (bits == 64 ? 2 : 1));
+	if (local)
+		known_local_paths(g, ps, in, store, limit, base);
+	a = LLVMBuildZExt(g->b, LLVMBuildAdd(g->b, get(g, in->a), splat(g, c32(g, in->imm)), ""),
+			  g->vi64, "");
+	limits = broadcast(g, limit);
+	bad = LLVMBuildAnd(g->b, on, LLVMBuildICmp(g->b, LLVMIntUGT,
+			   LLVMBuildAdd(g->b, a, splat(g, c64(g, (uint64_t)bits / 8 * vec)), ""), limits, ""), "");
+	bad = LLVMBuildICmp(g->b, LLVMIntNE, LLVMBuildBitCast(g->b, bad, iNL, ""), LLVMConstNull(iNL), "");
 	idx = a;
 	if (!local) {
 		/* Lane l's private bytes start at l * limit in the slot's. */
 		for (unsigned l = 0; l < NL; l++)
 			lane[l] = c64(g, l);
-		idx = LLVMBuildAdd(g->b, idx, LLVMBuildMul(g->b, LLVMConstVector(lane, NL), limit, ""), "");
+		idx = LLVMBuildAdd(g->b, idx, LLVMBuildMul(g->b, LLVMConstVector(lane, NL), limits, ""), "");
 	}
 	idx = LLVMBuildGEP2(g->b, g->i8, base, &idx, 1, "");
-	paths_begin(g, ps, in->d, store ? 0 : vec * (bits == 64 ? 2 : 1));
 	LLVMBuildCondBr(g->b, bad, slow, lanes);
 	LLVMPositionBuilderAtEnd(g->b, lanes);
 	return idx;

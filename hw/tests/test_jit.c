@@ -777,6 +777,68 @@ static void t_known_lanes(void)
 	}
 }
 
+/*
+ * SLM accesses at addresses known as functions of the lane (the local id
+ * in x times the access's size, plus a constant), and at one address in
+ * every lane: in bounds, one lane past the SLM's end, and from bases whose
+ * 32-bit lanes wrap around 2^32, in full and partial sub-groups.
+ */
+static void t_known_local(void)
+{
+	static const char fmt[] =
+		"\ts2r.u32 r1, sr.local_id.x\n"
+		"\tshl.u32 r2, r1, 2\n"
+		"\tadd.u32 r3, r2, %d\n"
+		"\tst.local.u32 [r3+0], r1\n"
+		"\tbar\n"
+		"\tld.local.u32 r64, [r3+4]\n"
+		"\tld.local.u32 r65, [r3-4]\n"
+		"\tmov.u32 r4, %d\n"
+		"\tld.local.v2.u32 r66, [r4+8]\n"
+		"\tld.local.u64 r68, [r4+16]\n"
+		"\tshl.u32 r5, r1, 3\n"
+		"\tadd.u32 r6, r5, %d\n"
+		"\tld.local.u64 r70, [r6+0]\n"
+		"\tld.local.v2.u32 r72, [r6+8]\n"
+		"\tbar\n"
+		"\tst.local.v2.u32 [r6+0], r64\n"
+		"\tbar\n"
+		"\tld.local.u32 r74, [r3+0]\n"
+		"\tld.local.v4.u32 r76, [r4+0]\n"
+		"\tend\n";
+	/* The stores' base, the uniform loads' base, the 8-byte steps' base. */
+	static const uint32_t bases[][3] = {
+		{ 4, 0, 0 },
+		{ 256, 4096 - 32, 1024 },
+		{ 4, 4096 - 16, 0 },		/* ld.v2 [r4+8] ends at the end, [r4+16] past */
+		{ 4, 4096 - 12, 0 },		/* ld.v2 [r4+8] one word past it */
+		{ 4, 0xfffffff8, 0 },		/* [r4+8]: address 0 */
+		{ 0xfffffffc, 0, 0 },		/* [r3+4]: address 0, [r3-4] past 2^32 - 8 */
+		{ 0xfffffff0, 0, 0 },		/* lanes 0..3 past 2^32 - 16 */
+		{ 4, 0, 4096 - 256 },		/* the last lane's u64 at 4088 at SIMD 32 */
+		{ 4, 0, 4096 - 248 },		/* and one past at SIMD 32 */
+		{ 4, 0, 0xffffff80 },		/* 8-byte lanes wrapping at SIMD 32 */
+		{ 4096 - 4 * 32, 0, 0 },	/* [r3+4] one past at SIMD 32 */
+	};
+	char src[2048], what[96];
+
+	for (unsigned b = 0; b < sizeof(bases) / sizeof(bases[0]); b++) {
+		snprintf(src, sizeof(src), fmt, (int32_t)bases[b][0], (int32_t)bases[b][1], (int32_t)bases[b][2]);
+		if (!load_code(src))
+			return;
+		for (unsigned si = 0; si < 3; si++) {
+			for (unsigned items = 60; items <= 64; items += 4) {
+				struct env_dispatch d = { code_va, args_va, 8u << si, { items, 1, 1 },
+							  { items, 1, 1 }, { 0 }, 4096, 0 };
+
+				snprintf(what, sizeof(what), "known SLM lanes, bases %u, simd %u, %u items",
+					 b, 8u << si, items);
+				both(&d, what);
+			}
+		}
+	}
+}
+
 /* A sub-group spins on a global flag until a later one sets it; or forever; or another faults. */
 static void t_spins(void)
 {
@@ -1205,6 +1267,7 @@ static void t_optimizing_tier(void)
 	t_vectors();
 	t_pages();
 	t_known_lanes();
+	t_known_local();
 	weft_model_jit_stats(jit->m, &st);
 	printf("    optimized %llu of %llu kernels in %.1f ms\n", (unsigned long long)st.optimized,
 	       (unsigned long long)st.translated, st.translate_ns / 1e6);
@@ -1330,6 +1393,8 @@ int main(void)
 	      t_fault_mid_lane);
 	h_run("jit: addresses known as functions of the lane: ids in rows, pointers, tails, ids that wrap",
 	      t_known_lanes);
+	h_run("jit: SLM addresses known as functions of the lane: vector, uniform, past the end, wrapping",
+	      t_known_local);
 	h_run("jit: the kernels above were translated, with native and helper instructions, "
 	      "in a cache of 8 that evicted the rest",
 	      t_translated);
