@@ -3,7 +3,10 @@
  * Vector memory access: NIR splits a float4 load or store into four
  * scalar accesses at [a+off], [a+off+4], ...; adjacent in the program, on
  * one base, at consecutive offsets, they become one ld/st.global.v4 (or
- * .v2; ld/st.local likewise), which need no alignment (isa.rst). The data
+ * .v2; ld/st.local likewise), which need no alignment (isa.rst). Loads
+ * need not be adjacent: the later ones move up to the first past other
+ * loads and arithmetic (an unrolled sgemm's row of a local tile,
+ * at[ty][k], read between the column's loads and the ffmas). The data
  * operand of a vector access names consecutive registers: a vector vreg
  * whose parts are the scalar values (weft_ir.h), placed in it by register
  * allocation. A store's values become the parts of a new vector unless
@@ -14,6 +17,10 @@
 #include "util/ralloc.h"
 
 #include "weft_ir.h"
+
+/* Instructions a load may move past: a bound on the search, wide enough
+ * for a 16-step unrolled loop's two loads and ffma per step. */
+#define WEFT_VEC_MAX_PASSED 64
 
 struct weft_vec_ops {
    unsigned scalar, v2, v4;
@@ -59,6 +66,20 @@ weft_vec_continues(const struct weft_ir *ir, const struct weft_ir_instr *I,
    return J->in.op == I->in.op && weft_vec_type(J->in.t) == weft_vec_type(I->in.t) &&
           J->vreg[WEFT_IR_A] == I->vreg[WEFT_IR_A] &&
           J->in.imm == I->in.imm + n * bytes && v && !ir->vreg_multi[v];
+}
+
+/* Whether the loads after @J that continue @I's run may move up to @I,
+ * past @J: it neither writes memory nor branches (so it neither changes
+ * what they read nor the lanes that read it), nor writes their base. A
+ * later load's value is defined once, so nothing before it reads it. */
+static bool
+weft_vec_load_may_pass(const struct weft_ir *ir, const struct weft_ir_instr *I,
+                       const struct weft_ir_instr *J)
+{
+   uint32_t d = J->vreg[WEFT_IR_D];
+
+   return !weft_ir_has_side_effects(J) && !weft_ir_op_has_target(J->in.op) &&
+          (!d || weft_ir_vreg_alloc(ir, d) != weft_ir_vreg_alloc(ir, I->vreg[WEFT_IR_A]));
 }
 
 /* The vector of a store's values @v[0..n): the one they are the parts of,
@@ -107,13 +128,16 @@ weft_ir_opt_vectorize(struct weft_ir *ir)
       if (!ops->store && ir->vreg_vector[I->vreg[WEFT_IR_D]])
          continue;
       max = t == WEFT_TYPE_U32 ? 8 : 4;
-      while (n < max && run[n - 1]->link.next != &ir->instrs) {
-         struct weft_ir_instr *J = list_entry(run[n - 1]->link.next, struct weft_ir_instr, link);
-
-         if (!weft_vec_continues(ir, I, J, n) ||
-             (!ops->store && ir->vreg_vector[J->vreg[WEFT_IR_D]]))
+      unsigned passed = 0;
+      for (struct weft_ir_instr *J = I; n < max && J->link.next != &ir->instrs;) {
+         J = list_entry(J->link.next, struct weft_ir_instr, link);
+         if (weft_vec_continues(ir, I, J, n) &&
+             (ops->store || !ir->vreg_vector[J->vreg[WEFT_IR_D]])) {
+            run[n++] = J;
+            continue;
+         }
+         if (ops->store || ++passed > WEFT_VEC_MAX_PASSED || !weft_vec_load_may_pass(ir, I, J))
             break;
-         run[n++] = J;
       }
       if (n > 4 && n < 8)
          n = 4;

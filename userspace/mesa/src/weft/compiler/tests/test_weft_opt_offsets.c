@@ -177,16 +177,6 @@ op64(struct weft_ir *ir, unsigned op, uint32_t a, uint32_t b, uint64_t imm)
    return d;
 }
 
-static unsigned
-count_ops(struct weft_ir *ir, unsigned op)
-{
-   unsigned n = 0;
-
-   list_for_each_entry(struct weft_ir_instr, I, &ir->instrs, link)
-      n += I->in.op == op;
-   return n;
-}
-
 /* A 5-point stencil's rows: in[i] at b + (i << 2), in[i - n] at
  * b + ((i + -n) << 2) and in[i + n] at b + ((n + i) << 2). Distributed,
  * CSE shares b + (i << 2) and n << 2: one shl and one add besides the

@@ -168,6 +168,52 @@ test_vector_registers_free(void)
    ralloc_free(ir);
 }
 
+/* An unrolled sgemm step, at[ty][k] * bt[k][tx]: the four loads of the
+ * row at consecutive offsets, each followed by a column's load and the
+ * arithmetic, become one ld.local.v4 where the first was; the column's
+ * loads, 64 bytes apart, stay. A store to local memory between the
+ * row's loads keeps them where they are. */
+static void
+test_vectorize_past_loads(void)
+{
+   for (unsigned stored = 0; stored < 2; stored++) {
+      struct weft_ir *ir = weft_ir_create(NULL);
+      uint32_t at = mov_imm(ir, 32, 0), bt = mov_imm(ir, 32, 1024), acc = mov_imm(ir, 32, 0);
+
+      for (unsigned k = 0; k < 4; k++) {
+         uint32_t a = weft_ir_vreg(ir, 32), b = weft_ir_vreg(ir, 32), sum = weft_ir_vreg(ir, 32);
+         uint32_t next = weft_ir_vreg(ir, 32);
+
+         if (stored && k == 1)
+            access(ir, WEFT_OP_ST_LOCAL, WEFT_TYPE_U32, bt, acc, 0);
+         access(ir, WEFT_OP_LD_LOCAL, WEFT_TYPE_U32, at, a, 4 * k);
+         access(ir, WEFT_OP_LD_LOCAL, WEFT_TYPE_U32, bt, b, 64 * k);
+         emit2(ir, WEFT_OP_ADD, WEFT_TYPE_U32, sum, a, b);
+         emit2(ir, WEFT_OP_ADD, WEFT_TYPE_U32, next, acc, sum);
+         acc = next;
+      }
+      store(ir, mov_imm(ir, 64, 0x1000), acc, WEFT_TYPE_U32);
+      weft_ir_emit(ir, WEFT_OP_END, 0, 0);
+      CHECK(weft_ir_validate(ir, "test"));
+      if (stored) {
+         /* The three loads after the store give a .v2 (at 4 and 8) and a
+          * scalar load. */
+         CHECK(weft_ir_opt_vectorize(ir));
+         CHECK(count_ops(ir, WEFT_OP_LD_LOCAL_V2) == 1 && count_ops(ir, WEFT_OP_LD_LOCAL) == 6);
+         ralloc_free(ir);
+         continue;
+      }
+      CHECK(weft_ir_opt_vectorize(ir));
+      CHECK(weft_ir_validate(ir, "after vectorizing"));
+      struct weft_ir_instr *L = nth_instr(ir, 3);
+      CHECK(L->in.op == WEFT_OP_LD_LOCAL_V4 && L->in.imm == 0 && L->vreg[WEFT_IR_A] == at);
+      CHECK(count_ops(ir, WEFT_OP_LD_LOCAL_V4) == 1 && count_ops(ir, WEFT_OP_LD_LOCAL) == 4);
+      CHECK(weft_ir_ra(ir));
+      CHECK(weft_ir_validate(ir, "after RA"));
+      ralloc_free(ir);
+   }
+}
+
 /* Left scalar: a gap between the offsets, a different base, a store of one
  * value twice, and 8-bit accesses. */
 static void
@@ -200,6 +246,7 @@ main(void)
    RUN(test_vectorize_float8);
    RUN(test_vectorize_parts);
    RUN(test_vector_registers_free);
+   RUN(test_vectorize_past_loads);
    RUN(test_no_vectorize);
    return weft_test_summary();
 }

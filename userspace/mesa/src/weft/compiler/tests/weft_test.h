@@ -136,6 +136,17 @@ nth_instr(struct weft_ir *ir, unsigned n)
    return NULL;
 }
 
+/* How many instructions of @ir have opcode @op. */
+static inline unsigned
+count_ops(struct weft_ir *ir, unsigned op)
+{
+   unsigned n = 0;
+
+   list_for_each_entry(struct weft_ir_instr, I, &ir->instrs, link)
+      n += I->in.op == op;
+   return n;
+}
+
 /* The packed program @w (@n words) decoded into @out (at most @max
  * instructions, stopping at the first word that does not decode). */
 static inline unsigned
