@@ -318,6 +318,33 @@ struct kept {
 	bool pair, zext, sext;	/* a 64-bit value in the row and the next */
 };
 
+/* A set of rows, a bit each. */
+struct rows {
+	uint64_t bits[WEFT_NUM_REGS / 64];
+};
+
+static bool has_row(const struct rows *s, unsigned r)
+{
+	return s->bits[r / 64] >> (r % 64) & 1;
+}
+
+static void add_row(struct rows *s, unsigned r)
+{
+	s->bits[r / 64] |= 1ull << (r % 64);
+}
+
+/* @s |= @t; whether @s grew. */
+static bool add_rows(struct rows *s, const struct rows *t)
+{
+	bool grew = false;
+
+	for (unsigned w = 0; w < WEFT_NUM_REGS / 64; w++) {
+		grew |= (t->bits[w] & ~s->bits[w]) != 0;
+		s->bits[w] |= t->bits[w];
+	}
+	return grew;
+}
+
 /* A block's variant left at instruction @i for @bb (speculate_global()). */
 struct tail {
 	unsigned i;
@@ -391,7 +418,13 @@ struct gen {
 	 */
 	struct kept after_entry[2][WEFT_NUM_REGS];
 	unsigned entry_ids;
-	bool written_later[WEFT_NUM_REGS];
+	/* Per block (by its first word): rows some instruction may have
+	 * written on a way from the entry block's end to the block's start
+	 * (find_written_before()); the block's variants know only the
+	 * others.  written_now: those of the variant being emitted, its
+	 * tails adding what the block wrote before them. */
+	struct rows *written_before;
+	struct rows written_now;
 	/* Whether a translated access may leave the block's variant for its
 	 * tail (speculate_global()), and the tails it left for, emitted after it. */
 	bool speculate;
@@ -2928,42 +2961,136 @@ static LLVMValueRef row_guard(struct gen *g, unsigned ids)
 }
 
 /*
- * Which rows no instruction after the entry block writes.  The entry block
- * runs first in every sub-group and whole (it has no way out but its end
- * and a fault), so any later block finds in them what it left; and a
- * sub-group with every lane on in a later block had every lane on in it
- * (a mask is never more than the lanes that have items).
+ * Adds to @w the rows the instructions in words @i up to (not including)
+ * @end write.  The words between two instructions may hold none (code the
+ * entry does not reach), so each word is asked whether one starts there.
  */
-static void find_written_later(struct gen *g)
+static void rows_written(const struct kernel *k, unsigned i, unsigned end, struct rows *w)
 {
-	const struct kernel *k = g->k;
-	unsigned i = 0;
-
-	/* A jump to the entry could run it with part of the lanes on. */
-	for (unsigned j = 0; j < k->nw; j++) {
-		if (k->start[j] && has_target(&k->insts[j]) && (int64_t)j + (int32_t)k->insts[j].imm / 8 == 0) {
-			memset(g->written_later, 1, sizeof(g->written_later));
-			return;
-		}
-	}
-	for (; i == 0 || (i < k->nw && !g->leader[i]); i += k->insts[i].nwords)
-		if (ends_block(&k->insts[i])) {
-			i += k->insts[i].nwords;
-			break;
-		}
-	for (; i < k->nw; i++) {
-		const struct weft_inst *in = &k->insts[i];
+	for (; i < end; i++) {
 		uint8_t use[WEFT_NUM_REGS] = { 0 };
 
 		if (!k->start[i])
 			continue;
-		inst_rows(in, use);
+		inst_rows(&k->insts[i], use);
 		for (unsigned r = 0; r < WEFT_NUM_REGS; r++)
-			g->written_later[r] |= use[r] & 2;
+			if (use[r] & 2)
+				add_row(w, r);
 	}
 }
 
-/* At the entry block's end: the rows it leaves known with a constant step (gen.after_entry). */
+/*
+ * Where the jumps of instruction @last, which ends a block before @end, go
+ * (*@n of them in @succ); endif's resumption at a construct's target is
+ * the caller's.
+ */
+static void block_successors(const struct kernel *k, unsigned last, unsigned end, unsigned *succ,
+			     unsigned *n)
+{
+	const struct weft_inst *in = &k->insts[last];
+	unsigned cls = weft_isa_ops[in->op].cls;
+
+	*n = 0;
+	if (cls == WEFT_CLASS_END)
+		return;
+	if (in->op != WEFT_OP_BRA && end < k->nw)
+		succ[(*n)++] = end;
+	if (cls == WEFT_CLASS_CF && has_target(in))
+		succ[(*n)++] = (unsigned)((int64_t)last + (int32_t)in->imm / 8);
+}
+
+/*
+ * Which rows an instruction may have written between the entry block's end
+ * and the start of each later block (gen.written_before): the entry block
+ * runs first in every sub-group and whole (it has no way out but its end
+ * and a fault), so a later block finds in the others what it left; and a
+ * sub-group with every lane on in a later block had every lane on in it
+ * (a mask is never more than the lanes that have items).  The rows of
+ * every block that can run before it count, on the blocks' graph: the
+ * jumps of bra, bra.any/all/none, if and else to their targets, and of
+ * endif, which resumes at an enclosing construct's target when no lane is
+ * left, to any if's or else's target (exec_cf() of weft_exec.c).  A loop
+ * (whose break, cont and endloop resume at targets of their own), a jump
+ * to the entry, or a target the translation does not hold: every row
+ * written anywhere after the entry block counts for every block.
+ */
+static void find_written_before(struct gen *g)
+{
+	const struct kernel *k = g->k;
+	unsigned entry_end = 0, ndyn = 0, *dyn = calloc(k->nw, sizeof(*dyn));
+	unsigned *todo = calloc(k->nw + 1, sizeof(*todo)), ntodo = 0;
+	uint8_t *queued = calloc(k->nw, 1), *seen = calloc(k->nw, 1);
+	bool whole = !dyn || !todo || !queued || !seen;
+	struct rows later = { 0 };
+
+	g->written_before = calloc(k->nw, sizeof(*g->written_before));
+	for (; entry_end == 0 || (entry_end < k->nw && !g->leader[entry_end]);
+	     entry_end += k->insts[entry_end].nwords)
+		if (ends_block(&k->insts[entry_end])) {
+			entry_end += k->insts[entry_end].nwords;
+			break;
+		}
+	rows_written(k, entry_end, k->nw, &later);
+	for (unsigned i = 0; i < k->nw && !whole; i++) {
+		const struct weft_inst *in = &k->insts[i];
+		int64_t tgt = (int64_t)i + (int32_t)in->imm / 8;
+
+		if (!k->start[i])
+			continue;
+		whole |= in->op == WEFT_OP_LOOP || in->op == WEFT_OP_BREAK || in->op == WEFT_OP_CONT ||
+			 in->op == WEFT_OP_ENDLOOP;
+		whole |= ends_block(in) && in->op != WEFT_OP_BRA && weft_isa_ops[in->op].cls != WEFT_CLASS_END &&
+			 (i + in->nwords >= k->nw || !g->blk[i + in->nwords]);
+		if (!has_target(in))
+			continue;
+		whole |= tgt <= 0 || tgt >= k->nw || !g->blk[tgt];
+		if (!whole && (in->op == WEFT_OP_IF || in->op == WEFT_OP_ELSE))
+			dyn[ndyn++] = (unsigned)tgt;
+	}
+	if (whole) {
+		for (unsigned i = entry_end; i < k->nw; i++)
+			g->written_before[i] = later;
+		goto out;
+	}
+	todo[ntodo++] = 0;
+	queued[0] = 1;
+	while (ntodo) {
+		unsigned first = todo[--ntodo], last = first, end, n, succ[2];
+		struct rows out = g->written_before[first];
+
+		queued[first] = 0;
+		for (end = first; end == first || (end < k->nw && !g->leader[end]); end += k->insts[end].nwords) {
+			last = end;
+			if (ends_block(&k->insts[end])) {
+				end += k->insts[end].nwords;
+				break;
+			}
+		}
+		if (first)
+			rows_written(k, first, end, &out);
+		block_successors(k, last, end, succ, &n);
+		for (unsigned s = 0; s < n + (k->insts[last].op == WEFT_OP_ENDIF ? ndyn : 0); s++) {
+			unsigned to = s < n ? succ[s] : dyn[s - n];
+			bool grew = add_rows(&g->written_before[to], &out);
+
+			if ((grew || !seen[to]) && !queued[to]) {
+				seen[to] = queued[to] = 1;
+				todo[ntodo++] = to;
+			}
+		}
+	}
+out:
+	free(dyn);
+	free(todo);
+	free(queued);
+	free(seen);
+}
+
+/*
+ * At the entry block's end: the rows it leaves known with a constant step
+ * (gen.after_entry); a later block knows those no instruction may have
+ * written before it (kept_row()).
+ */
 static void note_after_entry(struct gen *g, unsigned ids)
 {
 	struct kept *kept = g->after_entry[g->row];
@@ -2971,14 +3098,26 @@ static void note_after_entry(struct gen *g, unsigned ids)
 	for (unsigned r = 0; r < WEFT_NUM_REGS; r++) {
 		const struct lin *l = &g->lin[r], *hi = &g->lin[(r + 1) % WEFT_NUM_REGS];
 
-		if (!l->u || l->hi || !LLVMIsAConstantInt(l->step) || g->written_later[r])
+		if (!l->u || l->hi || !LLVMIsAConstantInt(l->step))
 			continue;
 		kept[r] = (struct kept){ .step = l->step, .zext = l->zext, .sext = l->sext,
-					 .pair = hi->hi && hi->u == l->u && hi->step == l->step &&
-						 !g->written_later[(r + 1) % WEFT_NUM_REGS] };
+					 .pair = hi->hi && hi->u == l->u && hi->step == l->step };
 	}
 	if (g->row)
 		g->entry_ids = ids;
+}
+
+/* Whether the variant being emitted knows row @r as the entry block's variants of kind @row left it. */
+static bool kept_row(const struct gen *g, unsigned row, unsigned r)
+{
+	return g->after_entry[row][r].step && !has_row(&g->written_now, r);
+}
+
+/* Whether it knows rows @r, @r+1 as one 64-bit value so. */
+static bool kept_pair(const struct gen *g, unsigned row, unsigned r)
+{
+	return kept_row(g, row, r) && g->after_entry[row][r].pair &&
+	       !has_row(&g->written_now, (r + 1) % WEFT_NUM_REGS);
 }
 
 /*
@@ -2994,17 +3133,18 @@ static void known_after_entry(struct gen *g)
 
 		for (unsigned r = 0; r < WEFT_NUM_REGS; r++) {
 			unsigned r1 = (r + 1) % WEFT_NUM_REGS;
+			bool pair = kept_pair(g, kind, r);
 			LLVMValueRef u;
 
-			if (!kept[r].step)
+			if (!kept_row(g, kind, r))
 				continue;
 			u = LLVMBuildZExt(g->b, LLVMBuildLoad2(g->b, g->i32, row_ptr(g, r), ""), g->i64, "");
-			if (kept[r].pair)
+			if (pair)
 				u = LLVMBuildOr(g->b, u, LLVMBuildShl(g->b, LLVMBuildZExt(g->b, LLVMBuildLoad2(g->b,
 						g->i32, row_ptr(g, r1), ""), g->i64, ""), c64(g, 32), ""), "");
 			g->lin[r] = (struct lin){ .u = u, .step = kept[r].step, .zext = kept[r].zext,
 						  .sext = kept[r].sext };
-			if (kept[r].pair)
+			if (pair)
 				g->lin[r1] = (struct lin){ .u = u, .step = kept[r].step, .hi = true };
 		}
 	}
@@ -3022,8 +3162,8 @@ static bool reads_after_entry(const struct gen *g, unsigned first, bool row)
 
 		inst_rows(&k->insts[i], use);
 		for (unsigned r = 0; r < WEFT_NUM_REGS; r++)
-			if ((use[r] & 1) && (g->after_entry[row][r].step ||
-					     (g->after_entry[row][(r + WEFT_NUM_REGS - 1) % WEFT_NUM_REGS].pair)))
+			if ((use[r] & 1) && (kept_row(g, row, r) ||
+					     kept_pair(g, row, (r + WEFT_NUM_REGS - 1) % WEFT_NUM_REGS)))
 				return true;
 		if (ends_block(&k->insts[i]))
 			break;
@@ -3052,10 +3192,15 @@ static void emit_variant(struct gen *g, LLVMBasicBlockRef bb, unsigned first, un
 		note_after_entry(g, ids);
 	g->speculate = false;
 	for (unsigned t = 0; t < g->ntails; t++) {
+		struct rows before = g->written_now;
+
 		block_start(g, g->tails[t].bb);
-		if (later)
+		if (later) {
+			rows_written(g->k, first, g->tails[t].i, &g->written_now);
 			known_after_entry(g);
+		}
 		emit_insts(g, g->tails[t].i);
+		g->written_now = before;
 	}
 }
 
@@ -3076,6 +3221,7 @@ static void emit_block(struct gen *g, unsigned first)
 	LLVMBasicBlockRef full = new_block(g, "full"), some = new_block(g, "some");
 	LLVMValueRef cnt, mask;
 
+	g->written_now = g->written_before[first];
 	LLVMPositionBuilderAtEnd(g->b, g->blk[first]);
 	/* The turn's count, for the whole block at once: only a fault (which
 	 * ends the dispatch) leaves a block before its last instruction. */
@@ -3131,7 +3277,6 @@ static void build(struct gen *g, const char *name)
 	find_leaders(k, g->leader);
 	find_nested(k, g->nested);
 	find_entry_kills(k, g->leader, g->entry_kills);
-	find_written_later(g);
 	entry = new_block(g, "entry");
 	g->start = new_block(g, "start");
 	g->dispatch = new_block(g, "dispatch");
@@ -3140,6 +3285,7 @@ static void build(struct gen *g, const char *name)
 	for (unsigned i = 0; i < k->nw; i++)
 		if (g->leader[i] && k->start[i])
 			g->blk[i] = new_block(g, "b");
+	find_written_before(g);
 
 	LLVMPositionBuilderAtEnd(g->b, entry);
 	g->target = LLVMBuildAlloca(g->b, g->i64, "target");
@@ -3179,6 +3325,7 @@ static void build(struct gen *g, const char *name)
 			emit_block(g, i);
 	free(g->blk);
 	free(g->nested);
+	free(g->written_before);
 }
 
 static void report(const char *what, LLVMErrorRef err)

@@ -735,6 +735,30 @@ static void t_known_lanes(void)
 	static const char wrap[] = WRAP_ADDRESSES WRAP_STORES;
 	static const char wrap_later[] = WRAP_ADDRESSES "\tbar\n" WRAP_STORES;
 	static const char *const wraps[] = { wrap, wrap_later };
+	/*
+	 * Rows the entry block leaves known, read after an if: r10 no later
+	 * instruction writes; r12 the if's block writes, when its uniform
+	 * condition holds, and the later block itself, before the store
+	 * crossing a page whose tail reads it again.
+	 */
+	static const char kept[] =
+		"\ts2r.u64 r0, sr.args\n"
+		"\tld.global.u64 r2, [r0+0]\n"
+		"\tld.global.u32 r20, [r0+8]\n"
+		"\ts2r.u32 r6, sr.global_id.x\n"
+		"\tcvt.u64.u32 r8, r6\n"
+		"\tshl.u64 r8, r8, 2\n"
+		"\tadd.u64 r10, r2, r8\n"
+		"\tadd.u64 r12, r2, r8\n"
+		"\tif r20, .+16\n"
+		"\tadd.u64 r12, r2, 2048\n"
+		"\tendif\n"
+		"\tst.global.u32 [r10+0], r6\n"
+		"\tst.global.u32 [r12+1024], r6\n"
+		"\tadd.u64 r12, r2, 3072\n"
+		"\tst.global.u32 [r10+4088], r6\n"
+		"\tst.global.u32 [r12+0], r6\n"
+		"\tend\n";
 	static const uint32_t goff[] = { 0, 0xfffffff0u, 0x7ffffff0u, 0xffffff00u };
 	uint64_t dst = dump_va + 98304;
 	char what[96];
@@ -773,6 +797,20 @@ static void t_known_lanes(void)
 					 goff[k], 8u << si, w);
 				both(&d, what);
 			}
+		}
+	}
+	if (!load_bare(kept))
+		return;
+	for (unsigned si = 0; si < 3; si++) {
+		for (unsigned cond = 0; cond < 2; cond++) {
+			struct env_dispatch d = { code_va, args_va, 8u << si, { 64, 1, 1 }, { 32, 1, 1 },
+						  { 0 }, 0, 0 };
+
+			args[0][0] = args[1][0] = dst;
+			args[0][1] = args[1][1] = cond;
+			snprintf(what, sizeof(what), "rows known after an if taken %u times at simd %u",
+				 cond, 8u << si);
+			both(&d, what);
 		}
 	}
 }
