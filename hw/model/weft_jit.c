@@ -1394,29 +1394,37 @@ static void lane_access(struct gen *g, const struct weft_inst *in, LLVMValueRef 
 }
 
 /*
- * The @vec elements of every lane, lanes one after the other at @p (the
- * vector fast path of global_paths()): one load of all of them, then each
- * element's row picked out of it.
+ * The @vec elements of every lane, lane l's first at @p + l * @stride
+ * elements (the vector fast paths: @stride is @vec when the lanes follow
+ * one another, less when their elements overlap): one load of all of
+ * them, then each element's row picked out of it.
  */
-static void contig_load(struct gen *g, const struct weft_inst *in, LLVMValueRef p, LLVMValueRef on)
+static void strided_load(struct gen *g, const struct weft_inst *in, LLVMValueRef p, LLVMValueRef on,
+			 unsigned stride)
 {
 	unsigned bits = weft_isa_type_bits(in->t), vec = weft_isa_ops[in->op].vec, NL = g->NL;
-	unsigned er = bits == 64 ? 2 : 1;
+	unsigned er = bits == 64 ? 2 : 1, n = (NL - 1) * stride + vec;
 	LLVMValueRef all, idx[WEFT_MAX_LANES];
 
-	all = LLVMBuildLoad2(g->b, LLVMVectorType(LLVMIntTypeInContext(g->C, bits), vec * NL), p, "");
+	all = LLVMBuildLoad2(g->b, LLVMVectorType(LLVMIntTypeInContext(g->C, bits), n), p, "");
 	LLVMSetAlignment(all, 1);
 	for (unsigned j = 0; j < vec; j++) {
 		LLVMValueRef v = all;
 
-		if (vec > 1) {
+		if (n != NL) {
 			for (unsigned l = 0; l < NL; l++)
-				idx[l] = c32(g, l * vec + j);
+				idx[l] = c32(g, l * stride + j);
 			v = LLVMBuildShuffleVector(g->b, all, LLVMGetUndef(LLVMTypeOf(all)),
 						   LLVMConstVector(idx, NL), "");
 		}
 		set_elems(g, (in->d + j * er) % WEFT_NUM_REGS, v, bits, 'u', on);
 	}
+}
+
+/* The @vec elements of every lane, lanes one after the other at @p. */
+static void contig_load(struct gen *g, const struct weft_inst *in, LLVMValueRef p, LLVMValueRef on)
+{
+	strided_load(g, in, p, on, weft_isa_ops[in->op].vec);
 }
 
 /* The store of contig_load(): the rows' elements interleaved lane by lane, one store. */
@@ -1959,19 +1967,22 @@ static bool speculate_global(struct gen *g, unsigned i, const struct weft_inst *
 	unsigned bytes = size * vec, rows = bits == 64 ? 2 : 1;
 	LLVMValueRef u, step, a0, vpn, host, ok, p;
 	LLVMBasicBlockRef fast, other;
-	bool vector, uniform;
+	bool vector, overlap, uniform;
 
 	if (!g->speculate || size < 4 || g->ntails == MAX_TAILS || !lin64(g, in->a, &u, &step) ||
 	    g->tail_insts + block_rest(g, i) > TAIL_INSTS)
 		return false;
 	vector = is_const(step, bytes);
+	/* A vector load at addresses one element apart (a[i] and a[i + 1]
+	 * merged): each element's row is a vector of consecutive elements. */
+	overlap = !store && vec > 1 && is_const(step, size);
 	uniform = !store && is_const(step, 0);
-	if (!vector && !uniform)
+	if (!vector && !overlap && !uniform)
 		return false;
 	a0 = lane0_address(g, in);
 	ok = LLVMBuildAnd(g->b, tlb_lookup(g, a0, store, &vpn, &host),
-			  in_page(g, a0, vector ? g->NL * bytes : bytes), "");
-	fast = new_block(g, vector ? "vector" : "uniform");
+			  in_page(g, a0, vector ? g->NL * bytes : overlap ? (g->NL - 1) * size + bytes : bytes), "");
+	fast = new_block(g, vector || overlap ? "vector" : "uniform");
 	other = new_block(g, "leave");
 	LLVMBuildCondBr(g->b, ok, fast, other);
 	LLVMPositionBuilderAtEnd(g->b, other);
@@ -1980,8 +1991,8 @@ static bool speculate_global(struct gen *g, unsigned i, const struct weft_inst *
 	p = byte_ptr(g, host, LLVMBuildAnd(g->b, a0, c64(g, WEFT_MMU_PAGE_SIZE - 1), ""));
 	if (vector && store) {
 		contig_store(g, in, p);
-	} else if (vector) {
-		contig_load(g, in, p, active(g));
+	} else if (vector || overlap) {
+		strided_load(g, in, p, active(g), vector ? vec : 1);
 	} else {
 		for (unsigned j = 0; j < vec; j++) {
 			LLVMValueRef v = LLVMBuildLoad2(g->b, bits == 64 ? g->i64 : g->i32,

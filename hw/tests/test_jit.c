@@ -649,7 +649,8 @@ static void t_structured(void)
  * "Known lanes"): the pointers loaded from the arguments, the ids of
  * sub-groups in one row of their work-group (1D, 2D rows as wide as the
  * sub-group or not) through cvt, shl, mul and add, consecutive accesses
- * (one crosses a page, one runs into an unmapped page), a uniform load
+ * (one crosses a page, one runs into an unmapped page), vector loads
+ * whose lanes overlap, a uniform load
  * across a page, the rows at a barrier and in the epilogue, rows the
  * entry block leaves known read by later blocks, and one a later block
  * changes; then ids in x that wrap around 2^32 or 2^31 inside a
@@ -759,6 +760,33 @@ static void t_known_lanes(void)
 		"\tst.global.u32 [r10+4088], r6\n"
 		"\tst.global.u32 [r12+0], r6\n"
 		"\tend\n";
+	/*
+	 * Vector loads whose lanes overlap (a[i] and a[i + 1] as one v2
+	 * load, a[i + 1] to a[i + 4] as one v4), in the entry block and in a
+	 * later one: from a source that crosses a page inside a sub-group,
+	 * or whose last lanes run into an unmapped page.
+	 */
+	static const char overlap[] =
+		"\ts2r.u64 r0, sr.args\n"
+		"\tld.global.v2.u64 r2, [r0+0]\n"
+		"\ts2r.u32 r6, sr.global_id.x\n"
+		"\tcvt.u64.u32 r8, r6\n"
+		"\tshl.u64 r8, r8, 2\n"
+		"\tadd.u64 r10, r2, r8\n"
+		"\tadd.u64 r12, r4, r8\n"
+		"\tld.global.v2.u32 r14, [r10+0]\n"
+		"\tst.global.u32 [r12+0], r14\n"
+		"\tst.global.u32 [r12+512], r15\n"
+		"\tld.global.v4.u32 r16, [r10+4]\n"
+		"\tst.global.u32 [r12+1024], r16\n"
+		"\tst.global.u32 [r12+1536], r17\n"
+		"\tst.global.u32 [r12+2048], r18\n"
+		"\tst.global.u32 [r12+2560], r19\n"
+		"\tbar\n"
+		"\tld.global.v2.u32 r20, [r10+8]\n"
+		"\tst.global.u32 [r12+3072], r20\n"
+		"\tst.global.u32 [r12+3584], r21\n"
+		"\tend\n";
 	static const uint32_t goff[] = { 0, 0xfffffff0u, 0x7ffffff0u, 0xffffff00u };
 	uint64_t dst = dump_va + 98304;
 	char what[96];
@@ -797,6 +825,20 @@ static void t_known_lanes(void)
 					 goff[k], 8u << si, w);
 				both(&d, what);
 			}
+		}
+	}
+	if (!load_bare(overlap))
+		return;
+	for (unsigned si = 0; si < 3; si++) {
+		for (unsigned end = 0; end < 2; end++) {
+			struct env_dispatch d = { code_va, args_va, 8u << si, { 64, 1, 1 }, { 32, 1, 1 },
+						  { 0 }, 0, 0 };
+
+			args[0][0] = args[1][0] = end ? args_va + 16384 - 256 : args_va + 8192 - 100;
+			args[0][1] = args[1][1] = dst;
+			snprintf(what, sizeof(what), "overlapping vector loads %s at simd %u",
+				 end ? "into an unmapped page" : "across a page", 8u << si);
+			both(&d, what);
 		}
 	}
 	if (!load_bare(kept))
