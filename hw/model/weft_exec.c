@@ -29,7 +29,7 @@
 #define DC_SIZE		4096		/* decoded-instruction cache entries */
 #define NUM_ROWS	WEFT_NUM_REGS
 #define MAX_SLOTS	(WEFT_MODEL_MAX_WG_SIZE / 8)	/* sub-groups of a work-group */
-#define ACCOUNT_EVERY	4096		/* instructions between watchdog checks */
+#define ACCOUNT_EVERY	WEFT_JIT_ACCOUNT_EVERY
 /*
  * A sub-group's turn ends at the first backward jump after this many
  * instructions (execution.rst, "Forward progress"): the core then runs the
@@ -1761,7 +1761,7 @@ static int run_translated(struct weft_worker *w, struct sg_ctx *c, struct sg_sta
 	struct weft_jit_ctx x = { .R = w->R, .M = w->M, .mask = &s->mask, .pc = &s->pc,
 				  .base = c->dp->code, .args = c->dp->args, .mmu = &w->slot->mmu,
 				  .slm = w->slm, .scratch = slot_scratch(w, c, s->slot),
-				  .w = w, .s = s, .c = c };
+				  .w = w, .s = s, .c = c, .pending = &w->pending, .live = &w->live };
 	int r;
 
 	if (s->mask != w->M_mask || c->dp->simd != w->M_simd)

@@ -2726,6 +2726,71 @@ static void emit_cf(struct gen *g, unsigned i, const struct weft_inst *in)
 	jump(g, i, LLVMBuildLoad2(g->b, g->i64, g->target, "tgt"), -1);
 }
 
+/* The field at byte offset @off of the structure at @p. */
+static LLVMValueRef field(struct gen *g, LLVMValueRef p, size_t off)
+{
+	return byte_ptr(g, p, c64(g, off));
+}
+
+/*
+ * After end with every lane on: what weft_jit_next_sg() does when the
+ * work-group's next sub-group has every lane on too, here without a call
+ * (execution.rst, "A run of sub-groups"), then on to @whole; else the
+ * builder is left where the call goes.  The next sub-group takes the slot
+ * this one frees, so the context's file and private memory stay, and the
+ * masks too (every lane on in both).
+ */
+static void next_whole_sub_group(struct gen *g, LLVMBasicBlockRef whole)
+{
+	LLVMBasicBlockRef free_slot = new_block(g, "next_unstarted"), fast = new_block(g, "next_inline");
+	LLVMBasicBlockRef call = new_block(g, "next_call");
+	LLVMValueRef s = ctx_load(g, offsetof(struct weft_jit_ctx, s), g->ptr, "s");
+	LLVMValueRef next = field(g, s, sizeof(struct sg_state));
+	LLVMValueRef pendingp = ctx_load(g, offsetof(struct weft_jit_ctx, pending), g->ptr, "pendingp");
+	LLVMValueRef livep = ctx_load(g, offsetof(struct weft_jit_ctx, live), g->ptr, "livep");
+	LLVMValueRef k = LLVMBuildAdd(g->b, LLVMBuildLoad2(g->b, g->i32, field(g, g->c, offsetof(struct sg_ctx, sg)), ""),
+				      c32(g, 1), "");
+	LLVMValueRef nitems = LLVMBuildZExt(g->b, LLVMBuildLoad2(g->b, g->i32, field(g, g->c,
+					    offsetof(struct sg_ctx, nitems)), ""), g->i64, "");
+	LLVMValueRef pending = LLVMBuildAdd(g->b, LLVMBuildLoad2(g->b, g->i64, pendingp, ""),
+					    LLVMBuildLoad2(g->b, g->i64, g->countp, ""), "");
+	/* Sub-group k has every lane's item, (k + 1) * simd <= nitems (so k < nsub),
+	 * and the watchdog's batch is not full. */
+	LLVMValueRef ok = LLVMBuildICmp(g->b, LLVMIntULE,
+					LLVMBuildMul(g->b, LLVMBuildZExt(g->b, k, g->i64, ""), c64(g, g->NL), ""),
+					LLVMBuildSub(g->b, nitems, c64(g, g->NL), ""), "");
+
+	ok = LLVMBuildAnd(g->b, ok, LLVMBuildICmp(g->b, LLVMIntUGE, nitems, c64(g, g->NL), ""), "");
+	ok = LLVMBuildAnd(g->b, ok, LLVMBuildICmp(g->b, LLVMIntULT, pending, c64(g, WEFT_JIT_ACCOUNT_EVERY), ""),
+			  "");
+	LLVMBuildCondBr(g->b, ok, free_slot, call);
+	/* Not started: the work-group's first pass. */
+	LLVMPositionBuilderAtEnd(g->b, free_slot);
+	LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntSLT, LLVMBuildLoad2(g->b, g->i32, field(g, next,
+							offsetof(struct sg_state, slot)), ""), c32(g, 0), ""),
+			fast, call);
+	LLVMPositionBuilderAtEnd(g->b, fast);
+	LLVMBuildStore(g->b, LLVMConstInt(g->i8, 1, false), field(g, s, offsetof(struct sg_state, done)));
+	LLVMBuildStore(g->b, LLVMBuildSub(g->b, LLVMBuildLoad2(g->b, g->i32, livep, ""), c32(g, 1), ""), livep);
+	LLVMBuildStore(g->b, LLVMBuildLoad2(g->b, g->i32, field(g, s, offsetof(struct sg_state, slot)), ""),
+		       field(g, next, offsetof(struct sg_state, slot)));
+	LLVMBuildStore(g->b, g->base, field(g, next, offsetof(struct sg_state, pc)));
+	LLVMBuildStore(g->b, c32(g, 0), field(g, next, offsetof(struct sg_state, sp)));
+	LLVMBuildStore(g->b, c32(g, g->NL == 32 ? ~0u : (1u << g->NL) - 1),
+		       field(g, next, offsetof(struct sg_state, mask)));
+	LLVMBuildStore(g->b, pending, pendingp);
+	LLVMBuildStore(g->b, c64(g, 0), g->countp);
+	LLVMBuildStore(g->b, k, field(g, g->c, offsetof(struct sg_ctx, sg)));
+	LLVMBuildStore(g->b, LLVMConstInt(g->i8, 0, false), field(g, g->c, offsetof(struct sg_ctx, lid_valid)));
+	LLVMBuildStore(g->b, next, field(g, g->x, offsetof(struct weft_jit_ctx, s)));
+	LLVMBuildStore(g->b, field(g, next, offsetof(struct sg_state, mask)),
+		       field(g, g->x, offsetof(struct weft_jit_ctx, mask)));
+	LLVMBuildStore(g->b, field(g, next, offsetof(struct sg_state, pc)),
+		       field(g, g->x, offsetof(struct weft_jit_ctx, pc)));
+	LLVMBuildBr(g->b, whole);
+	LLVMPositionBuilderAtEnd(g->b, call);
+}
+
 /*
  * After end: the work-group's next sub-group in the same call when
  * weft_jit_next_sg() sets it up, else the turn ends.  The rows the block
@@ -2738,11 +2803,14 @@ static void emit_cf(struct gen *g, unsigned i, const struct weft_inst *in)
 static void next_sub_group(struct gen *g)
 {
 	LLVMTypeRef fn_ty = LLVMFunctionType(g->i32, &g->ptr, 1, false);
-	LLVMValueRef more = LLVMBuildCall2(g->b, fn_ty, const_ptr(g, (uintptr_t)weft_jit_next_sg), &g->x, 1, "");
 	LLVMBasicBlockRef done = new_block(g, "ended"), some = new_block(g, "next"), whole = new_block(g, "next_whole");
-	LLVMValueRef sw = LLVMBuildSwitch(g->b, more, done, 2);
+	LLVMValueRef more, sw;
 	bool dirty[WEFT_NUM_REGS];
 
+	if (g->full)
+		next_whole_sub_group(g, whole);
+	more = LLVMBuildCall2(g->b, fn_ty, const_ptr(g, (uintptr_t)weft_jit_next_sg), &g->x, 1, "");
+	sw = LLVMBuildSwitch(g->b, more, done, 2);
 	LLVMAddCase(sw, c32(g, 1), some);
 	LLVMAddCase(sw, c32(g, 2), whole);
 	memcpy(dirty, g->dirty, sizeof(dirty));

@@ -35,7 +35,15 @@ struct weft_jit_ctx {
 	uint8_t *scratch;		/* the private memory of the sub-group's slot */
 	void *w, *s;			/* worker, sub-group: for the helpers */
 	struct sg_ctx *c;		/* the sub-group's place in the dispatch (s2r) */
+	/* The worker's instructions not yet accounted and live sub-groups:
+	 * a run goes on with a whole next sub-group without a call
+	 * (execution.rst, "A run of sub-groups"). */
+	uint64_t *pending;
+	unsigned *live;
 };
+
+/* Instructions between two checks of the watchdog and a reset (weft_exec.c). */
+#define WEFT_JIT_ACCOUNT_EVERY	4096
 
 /*
  * What translated code returns: the interpreter's SG_* codes (weft_exec.c),

@@ -1113,6 +1113,93 @@ static void t_run_watchdog(void)
 }
 
 /*
+ * Runs whose next sub-group has every lane on go on without a call
+ * (execution.rst, "A run of sub-groups"): work-groups of up to 32
+ * sub-groups, whole and partial, in 1 and 2 dimensions (rows narrower than
+ * a sub-group: ids from the context), sub-groups of about 20, 470 and
+ * 1820 instructions (runs that end with the work-group, or at the
+ * watchdog's batch in its middle).  Each turn takes a ticket from a
+ * counter in memory and records it with r64, which it adds to as the
+ * previous sub-group on its slot left it, its local ids and its sub-group
+ * id: the turns' order, the slots and the ids are in memory.
+ */
+static unsigned sub_groups(const struct env_dispatch *d)
+{
+	unsigned n = 0;
+
+	for (uint32_t y = 0; y < d->gsize[1]; y += d->lsize[1])
+		for (uint32_t x = 0; x < d->gsize[0]; x += d->lsize[0]) {
+			uint32_t w = d->gsize[0] - x < d->lsize[0] ? d->gsize[0] - x : d->lsize[0];
+			uint32_t h = d->gsize[1] - y < d->lsize[1] ? d->gsize[1] - y : d->lsize[1];
+
+			n += (w * h + d->simd - 1) / d->simd;
+		}
+	return n;
+}
+
+static void t_run_inline(void)
+{
+	static const struct { uint32_t g[3], l[3]; } shapes[] = {
+		{ { 1000, 1, 1 }, { 256, 1, 1 } }, { { 48, 40, 1 }, { 16, 16, 1 } },
+		{ { 60, 20, 1 }, { 12, 10, 1 } },
+	};
+	static const unsigned trips[] = { 1, 150, 600 };
+	void *h[2];
+	uint64_t out = buf(65536, WEFT_PTE_VALID | WEFT_PTE_WRITE, h);
+
+	for (unsigned t = 0; t < sizeof(trips) / sizeof(trips[0]); t++) {
+		char src[2048];
+
+		snprintf(src, sizeof(src),
+			 "\tmov.u32 r10, 0\n"
+			 "loop:\tadd.u32 r10, r10, 1\n"
+			 "\tset.lt.u32 r5, r10, %u\n"
+			 "\tbra.any r5, loop\n"
+			 "\tmov.u64 r12, 0x%llx\n"
+			 "\tld.global.u32 r20, [r12+0]\n"
+			 "\tadd.u32 r21, r20, 1\n"
+			 "\tst.global.u32 [r12+0], r21\n"
+			 "\ts2r.u32 r2, sr.global_id.x\n"
+			 "\ts2r.u32 r3, sr.global_id.y\n"
+			 "\ts2r.u32 r4, sr.global_size.x\n"
+			 "\tmul.u32 r3, r3, r4\n"
+			 "\tadd.u32 r2, r2, r3\n"
+			 "\tcvt.u64.u32 r6, r2\n"
+			 "\tmul.u64 r6, r6, 32\n"
+			 "\tadd.u64 r6, r6, r12\n"
+			 "\tadd.u32 r64, r64, r2\n"
+			 "\ts2r.u32 r8, sr.local_id.x\n"
+			 "\ts2r.u32 r9, sr.local_id.y\n"
+			 "\ts2r.u32 r11, sr.subgroup_id\n"
+			 "\tst.global.u32 [r6+64], r20\n"
+			 "\tst.global.u32 [r6+68], r64\n"
+			 "\tst.global.u32 [r6+72], r8\n"
+			 "\tst.global.u32 [r6+76], r9\n"
+			 "\tst.global.u32 [r6+80], r11\n"
+			 "\tend\n", trips[t], (unsigned long long)out);
+		if (!load_bare(src))
+			return;
+		for (unsigned si = 0; si < 3; si++) {
+			for (unsigned k = 0; k < sizeof(shapes) / sizeof(shapes[0]); k++) {
+				struct env_dispatch d = { code_va, args_va, 8u << si, { 0 }, { 0 }, { 0 }, 0, 0 };
+				uint32_t *rec = h[1];
+				char what[64];
+
+				memcpy(d.gsize, shapes[k].g, sizeof(d.gsize));
+				memcpy(d.lsize, shapes[k].l, sizeof(d.lsize));
+				memset(h[0], 0, 65536);
+				memset(h[1], 0, 65536);
+				snprintf(what, sizeof(what), "%u trips, shape %u at simd %u", trips[t], k, d.simd);
+				both(&d, what);
+				/* Every sub-group took a ticket. */
+				CHECK(rec[0] == sub_groups(&d), "%s: %u tickets, %u sub-groups", what, rec[0],
+				      sub_groups(&d));
+			}
+		}
+	}
+}
+
+/*
  * Runs through barriers (execution.rst, "A run of sub-groups"): a
  * translated turn that ends at bar goes on with the next turn of the
  * work-group's pass in the same call.  Each turn takes a ticket from a
@@ -1463,6 +1550,8 @@ int main(void)
 	      t_run_fault);
 	h_run("jit: the watchdog between two sub-groups of a run; the turns of sub-groups that yield",
 	      t_run_watchdog);
+	h_run("jit: runs go on with whole sub-groups without a call: slots, ids, turns, partial, 2D",
+	      t_run_inline);
 	h_run("jit: runs through barriers: masks, ended sub-groups, SLM, scratch, partial, 2D, watchdog",
 	      t_barrier_runs);
 	h_run("jit: global .v2/.v4 loads and stores, uniform and consecutive, crossing pages, masked",
