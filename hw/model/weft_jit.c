@@ -60,6 +60,7 @@
 #define QUANTUM		4096	/* = SG_QUANTUM of weft_exec.c */
 #define MAX_DST_ROWS	8	/* rows a translated load writes: ld.*.v4.u64 */
 #define ADDRESS_SHAPES	5	/* lane steps address_shape() knows: 0, 4, 8, 16, 32 bytes */
+#define PREFETCH_SPAN	256	/* the least span of a sub-group's load prefetch_next_span() takes */
 
 /*
  * WEFT_MODEL_JIT_PROFILE=1: how often translated code ran each instruction
@@ -1394,6 +1395,31 @@ static void lane_access(struct gen *g, const struct weft_inst *in, LLVMValueRef 
 }
 
 /*
+ * The span of @bytes after the one a sub-group loads at host address @p
+ * (the next sub-group's, in a kernel whose sub-groups read one array
+ * along), prefetched line by line when it lies in the same page (the
+ * host's pages are aligned as the model's).  A translated sub-group's
+ * loads lie hundreds of host instructions apart, so the host has few of
+ * them in flight, where a loop over the same array has many: the
+ * sub-group's loads waited for memory most of the kernel's time.  Spans
+ * of two lines (an int per lane) are left to the host's prefetcher.
+ */
+static void prefetch_next_span(struct gen *g, LLVMValueRef p, unsigned bytes)
+{
+	LLVMValueRef off, next, at;
+
+	if (bytes < PREFETCH_SPAN)
+		return;
+	off = LLVMBuildAnd(g->b, LLVMBuildPtrToInt(g->b, p, g->i64, ""), c64(g, WEFT_MMU_PAGE_SIZE - 1), "");
+	next = LLVMBuildICmp(g->b, LLVMIntULE, LLVMBuildAdd(g->b, off, c64(g, 2 * bytes), ""),
+			     c64(g, WEFT_MMU_PAGE_SIZE), "");
+	at = byte_ptr(g, p, LLVMBuildSelect(g->b, next, c64(g, bytes), c64(g, 0), ""));
+	for (unsigned o = 0; o < bytes; o += 64)
+		intrinsic(g, "llvm.prefetch", &g->ptr, 1,
+			  (LLVMValueRef[]){ byte_ptr(g, at, c64(g, o)), c32(g, 0), c32(g, 3), c32(g, 1) }, 4);
+}
+
+/*
  * The @vec elements of every lane, lane l's first at @p + l * @stride
  * elements (the vector fast paths: @stride is @vec when the lanes follow
  * one another, less when their elements overlap): one load of all of
@@ -1769,10 +1795,12 @@ static LLVMValueRef global_paths(struct gen *g, struct paths *ps, const struct w
 		test = new_block(g, "uniform?");
 		LLVMBuildCondBr(g->b, contig, fb, test);
 		LLVMPositionBuilderAtEnd(g->b, fb);
-		if (store)
+		if (store) {
 			contig_store(g, in, p);
-		else
+		} else {
 			contig_load(g, in, p, on);
+			prefetch_next_span(g, p, NL * bytes);
+		}
 		path_end(g, ps);
 		LLVMPositionBuilderAtEnd(g->b, test);
 	}
@@ -1993,6 +2021,8 @@ static bool speculate_global(struct gen *g, unsigned i, const struct weft_inst *
 		contig_store(g, in, p);
 	} else if (vector || overlap) {
 		strided_load(g, in, p, active(g), vector ? vec : 1);
+		if (vector)
+			prefetch_next_span(g, p, g->NL * bytes);
 	} else {
 		for (unsigned j = 0; j < vec; j++) {
 			LLVMValueRef v = LLVMBuildLoad2(g->b, bits == 64 ? g->i64 : g->i32,

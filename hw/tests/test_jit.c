@@ -1494,6 +1494,83 @@ static void t_tier_by_insts(void)
 	env_destroy(e);
 }
 
+/* Calls of llvm.prefetch in the LLVM IR of the translations dumped into @dir, which are removed. */
+static unsigned prefetches_dumped(const char *dir)
+{
+	char cmd[256], line[64];
+	unsigned n = 0;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "cat %s/*.ll | grep -c 'call void @llvm.prefetch'; rm -f %s/*", dir, dir);
+	f = popen(cmd, "r");
+	if (f && fgets(line, sizeof(line), f))
+		n = strtoul(line, NULL, 10);
+	if (f)
+		pclose(f);
+	return n;
+}
+
+/* Loads of (1 << @shift)-byte @op by every lane, lanes one after the other from @va and to the end of its 16 KiB. */
+static void loads_at_end(char *src, size_t size, unsigned shift, const char *op, uint64_t va)
+{
+	snprintf(src, size,
+		 "\ts2r.u32 r2, sr.lane_id\n"
+		 "\tcvt.u64.u32 r6, r2\n"
+		 "\tshl.u64 r6, r6, %u\n"
+		 "\tmov.u64 r8, 0x%llx\n"
+		 "\tadd.u64 r8, r8, r6\n"
+		 "\t%s r64, [r8+0]\n"
+		 "\t%s r68, [r8+%u]\n"
+		 "\tend\n",
+		 shift, (unsigned long long)va, op, op, 16384 - (32u << shift));
+}
+
+/*
+ * A sub-group's vector load of 512 bytes (a float4 per lane at SIMD 32)
+ * prefetches the next 512 bytes, line by line, in each of its vector
+ * paths; one of 128 bytes (an int per lane) prefetches nothing.  The
+ * loads compute what the interpreter's do, at a page's end too (whose
+ * next span is not prefetched).
+ */
+static void t_prefetch(void)
+{
+	static const struct { unsigned shift; const char *op; bool prefetched; } acc[] = {
+		{ 4, "ld.global.v4.u32", true }, { 2, "ld.global.u32", false },
+	};
+	struct env_dispatch d = { code_va, args_va, 32, { 64, 1, 1 }, { 64, 1, 1 } };
+	char dir[] = "/tmp/test_jit_dumpXXXXXX", src[512], what[96];
+	struct env *e;
+
+	if (!mkdtemp(dir)) {
+		CHECK(false, "no directory for the dumps");
+		return;
+	}
+	for (unsigned a = 0; a < sizeof(acc) / sizeof(acc[0]); a++) {
+		struct env_dispatch alone = d;
+		unsigned found;
+		void *host;
+
+		setenv("WEFT_MODEL_JIT_DUMP", dir, 1);
+		e = make("1");
+		unsetenv("WEFT_MODEL_JIT_DUMP");
+		loads_at_end(src, sizeof(src), acc[a].shift, acc[a].op,
+			     env_buf(e, 16384, WEFT_PTE_VALID | WEFT_PTE_WRITE, &host));
+		alone.code_va = env_code(e, src);
+		alone.args_va = 0;
+		CHECK_EQ(env_dispatch(e, 0, &alone), 0);
+		env_destroy(e);
+		found = prefetches_dumped(dir);
+		CHECK(acc[a].prefetched ? found >= 8 && found % 8 == 0 : found == 0,
+		      "%s: %u prefetches", acc[a].op, found);
+		loads_at_end(src, sizeof(src), acc[a].shift, acc[a].op, args_va);
+		if (!load_code(src))
+			break;
+		snprintf(what, sizeof(what), "%s, prefetched %u", acc[a].op, found);
+		both(&d, what);
+	}
+	rmdir(dir);
+}
+
 /* WEFT_MODEL_JIT_PERF_MAP=1: the translation is named in /tmp/perf-PID.map, with its size. */
 static void t_perf_map(void)
 {
@@ -1577,6 +1654,8 @@ int main(void)
 	      t_tier_by_insts);
 	h_run("jit: WEFT_MODEL_JIT_PERF_MAP names each translation for perf, with its size",
 	      t_perf_map);
+	h_run("jit: a sub-group's vector load of 512 bytes prefetches the next span, one of 128 does not",
+	      t_prefetch);
 	h_run("jit: a sub-group after one that went on in the interpreter has its own lane masks",
 	      t_interpret_fallback);
 	teardown();
