@@ -645,6 +645,24 @@ static void t_structured(void)
 }
 
 /*
+ * Runs the loaded kernel on 64 items in work-groups of 32 at SIMD 8, 16
+ * and 32, its first two arguments @a0 and @a1; checks that both models agree.
+ */
+static void both_1d(uint64_t a0, uint64_t a1, const char *what)
+{
+	char at[128];
+
+	for (unsigned si = 0; si < 3; si++) {
+		struct env_dispatch d = { code_va, args_va, 8u << si, { 64, 1, 1 }, { 32, 1, 1 }, { 0 }, 0, 0 };
+
+		args[0][0] = args[1][0] = a0;
+		args[0][1] = args[1][1] = a1;
+		snprintf(at, sizeof(at), "%s at simd %u", what, 8u << si);
+		both(&d, at);
+	}
+}
+
+/*
  * Addresses the translator knows as functions of the lane (execution.rst,
  * "Known lanes"): the pointers loaded from the arguments, the ids of
  * sub-groups in one row of their work-group (1D, 2D rows as wide as the
@@ -829,31 +847,13 @@ static void t_known_lanes(void)
 	}
 	if (!load_bare(overlap))
 		return;
-	for (unsigned si = 0; si < 3; si++) {
-		for (unsigned end = 0; end < 2; end++) {
-			struct env_dispatch d = { code_va, args_va, 8u << si, { 64, 1, 1 }, { 32, 1, 1 },
-						  { 0 }, 0, 0 };
-
-			args[0][0] = args[1][0] = end ? args_va + 16384 - 256 : args_va + 8192 - 100;
-			args[0][1] = args[1][1] = dst;
-			snprintf(what, sizeof(what), "overlapping vector loads %s at simd %u",
-				 end ? "into an unmapped page" : "across a page", 8u << si);
-			both(&d, what);
-		}
-	}
+	both_1d(args_va + 8192 - 100, dst, "overlapping vector loads across a page");
+	both_1d(args_va + 16384 - 256, dst, "overlapping vector loads into an unmapped page");
 	if (!load_bare(kept))
 		return;
-	for (unsigned si = 0; si < 3; si++) {
-		for (unsigned cond = 0; cond < 2; cond++) {
-			struct env_dispatch d = { code_va, args_va, 8u << si, { 64, 1, 1 }, { 32, 1, 1 },
-						  { 0 }, 0, 0 };
-
-			args[0][0] = args[1][0] = dst;
-			args[0][1] = args[1][1] = cond;
-			snprintf(what, sizeof(what), "rows known after an if taken %u times at simd %u",
-				 cond, 8u << si);
-			both(&d, what);
-		}
+	for (unsigned cond = 0; cond < 2; cond++) {
+		snprintf(what, sizeof(what), "rows known after an if taken %u times", cond);
+		both_1d(dst, cond, what);
 	}
 }
 
