@@ -1864,6 +1864,9 @@ static void go_on_with(struct weft_jit_ctx *x, unsigned k, struct sg_state *next
  * then the call goes on with it, set up as run_group() and
  * run_translated() would set it up.  The turns, their order, the slots and
  * the points where the watchdog and a reset are checked stay the same.
+ * next_whole_sub_group() of weft_jit.c does what this, enter_sg() and
+ * go_on_with() do, inline, for a whole next sub-group: a state they set
+ * up is set up there too.
  */
 int weft_jit_next_sg(struct weft_jit_ctx *x)
 {
