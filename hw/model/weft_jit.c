@@ -1951,16 +1951,32 @@ static LLVMValueRef private_paths(struct gen *g, struct paths *ps, const struct 
 
 static bool ends_block(const struct weft_inst *in);
 
+/*
+ * The block from instruction @i: the word after its last instruction,
+ * which *@last receives, and in *@n (if not NULL) the number of its
+ * instructions from @i.
+ */
+static unsigned block_end(const struct gen *g, unsigned i, unsigned *last, unsigned *n)
+{
+	const struct kernel *k = g->k;
+	unsigned count = 0;
+
+	do {
+		*last = i;
+		count++;
+		i += k->insts[i].nwords;
+	} while (!ends_block(&k->insts[*last]) && i < k->nw && !g->leader[i]);
+	if (n)
+		*n = count;
+	return i;
+}
+
 /* Instructions from @i to the end of its block. */
 static unsigned block_rest(const struct gen *g, unsigned i)
 {
-	unsigned n = 0;
+	unsigned last, n;
 
-	for (; n == 0 || !g->leader[i]; i += g->k->insts[i].nwords) {
-		n++;
-		if (ends_block(&g->k->insts[i]))
-			break;
-	}
+	block_end(g, i, &last, &n);
 	return n;
 }
 
@@ -3135,19 +3151,13 @@ static void block_successors(const struct kernel *k, unsigned last, unsigned end
 static void find_written_before(struct gen *g)
 {
 	const struct kernel *k = g->k;
-	unsigned entry_end = 0, ndyn = 0, *dyn = calloc(k->nw, sizeof(*dyn));
+	unsigned ndyn = 0, *dyn = calloc(k->nw, sizeof(*dyn));
 	unsigned *todo = calloc(k->nw + 1, sizeof(*todo)), ntodo = 0;
 	uint8_t *queued = calloc(k->nw, 1), *seen = calloc(k->nw, 1);
 	bool whole = !dyn || !todo || !queued || !seen;
 	struct rows later = { 0 };
+	unsigned entry_last, entry_end = block_end(g, 0, &entry_last, NULL);
 
-	g->written_before = calloc(k->nw, sizeof(*g->written_before));
-	for (; entry_end == 0 || (entry_end < k->nw && !g->leader[entry_end]);
-	     entry_end += k->insts[entry_end].nwords)
-		if (ends_block(&k->insts[entry_end])) {
-			entry_end += k->insts[entry_end].nwords;
-			break;
-		}
 	rows_written(k, entry_end, k->nw, &later);
 	for (unsigned i = 0; i < k->nw && !whole; i++) {
 		const struct weft_inst *in = &k->insts[i];
@@ -3173,17 +3183,10 @@ static void find_written_before(struct gen *g)
 	todo[ntodo++] = 0;
 	queued[0] = 1;
 	while (ntodo) {
-		unsigned first = todo[--ntodo], last = first, end, n, succ[2];
+		unsigned first = todo[--ntodo], last, end = block_end(g, first, &last, NULL), n, succ[2];
 		struct rows out = g->written_before[first];
 
 		queued[first] = 0;
-		for (end = first; end == first || (end < k->nw && !g->leader[end]); end += k->insts[end].nwords) {
-			last = end;
-			if (ends_block(&k->insts[end])) {
-				end += k->insts[end].nwords;
-				break;
-			}
-		}
 		if (first)
 			rows_written(k, first, end, &out);
 		block_successors(k, last, end, succ, &n);
@@ -3334,20 +3337,14 @@ static void emit_variant(struct gen *g, LLVMBasicBlockRef bb, unsigned first, un
  */
 static void emit_block(struct gen *g, unsigned first)
 {
-	const struct kernel *k = g->k;
-	unsigned n = 0, NL = g->NL, ids;
+	/* The turn's count, for the whole block at once: only a fault (which
+	 * ends the dispatch) leaves a block before its last instruction. */
+	unsigned n = block_rest(g, first), NL = g->NL, ids;
 	LLVMBasicBlockRef full = new_block(g, "full"), some = new_block(g, "some");
 	LLVMValueRef cnt, mask;
 
 	g->written_now = g->written_before[first];
 	LLVMPositionBuilderAtEnd(g->b, g->blk[first]);
-	/* The turn's count, for the whole block at once: only a fault (which
-	 * ends the dispatch) leaves a block before its last instruction. */
-	for (unsigned i = first; n == 0 || !g->leader[i]; i += k->insts[i].nwords) {
-		n++;
-		if (ends_block(&k->insts[i]))
-			break;
-	}
 	cnt = LLVMBuildLoad2(g->b, g->i64, g->countp, "");
 	LLVMBuildStore(g->b, LLVMBuildAdd(g->b, cnt, c64(g, n), ""), g->countp);
 	mask = LLVMBuildLoad2(g->b, g->i32, g->maskp, "mask");
@@ -3378,20 +3375,28 @@ static void emit_block(struct gen *g, unsigned first)
 	g->by_handlers = false;
 }
 
-static void build(struct gen *g, const char *name)
+/* False when memory runs out: the interpreter runs the kernel then. */
+static bool build(struct gen *g, const char *name)
 {
 	const struct kernel *k = g->k;
 	LLVMTypeRef params[5] = { g->ptr, g->ptr, g->i64, g->i32, g->ptr };
 	LLVMBasicBlockRef entry, interp, started;
 	LLVMValueRef sw, pc0;
 
+	g->leader = calloc(k->nw, 1);
+	g->blk = calloc(k->nw, sizeof(*g->blk));
+	g->nested = calloc(k->nw, 1);
+	g->written_before = calloc(k->nw, sizeof(*g->written_before));
+	if (!g->leader || !g->blk || !g->nested || !g->written_before) {
+		free(g->blk);
+		free(g->nested);
+		free(g->written_before);
+		return false;
+	}
 	g->exec_ty = LLVMFunctionType(g->i32, params, 4, false);
 	g->cf_ty = LLVMFunctionType(g->i32, params, 5, false);
 	g->fn = LLVMAddFunction(g->mod, name, LLVMFunctionType(g->i32, &g->ptr, 1, false));
 	g->x = LLVMGetParam(g->fn, 0);
-	g->leader = calloc(k->nw, 1);
-	g->blk = calloc(k->nw, sizeof(*g->blk));
-	g->nested = calloc(k->nw, 1);
 	find_leaders(k, g->leader);
 	find_nested(k, g->nested);
 	find_entry_kills(k, g->leader, g->entry_kills);
@@ -3449,6 +3454,7 @@ static void build(struct gen *g, const char *name)
 	free(g->blk);
 	free(g->nested);
 	free(g->written_before);
+	return true;
 }
 
 static void report(const char *what, LLVMErrorRef err)
@@ -3565,6 +3571,7 @@ static weft_jit_fn translate(struct weft_jit *j, const struct kernel *k, uint64_
 	LLVMTargetDataRef td;
 	LLVMErrorRef err;
 	char name[32], *dl;
+	bool built;
 
 	snprintf(name, sizeof(name), "weft_kernel_%llu", (unsigned long long)serial);
 	g.mod = LLVMModuleCreateWithNameInContext(name, g.C);
@@ -3582,8 +3589,15 @@ static weft_jit_fn translate(struct weft_jit *j, const struct kernel *k, uint64_
 	g.ptr = LLVMPointerTypeInContext(g.C, 0);
 	g.vi32 = LLVMVectorType(g.i32, g.NL);
 	g.vi64 = LLVMVectorType(g.i64, g.NL);
-	build(&g, name);
+	built = build(&g, name);
 	LLVMDisposeBuilder(g.b);
+	if (!built) {
+		fprintf(stderr, "weft-model: translator: out of memory\n");
+		free(g.leader);
+		LLVMDisposeModule(g.mod);
+		LLVMOrcDisposeThreadSafeContext(tsc);
+		return NULL;
+	}
 	opts = LLVMCreatePassBuilderOptions();
 	err = LLVMRunPasses(g.mod, "function(early-cse)", j->tm, opts);
 	LLVMDisposePassBuilderOptions(opts);

@@ -11,6 +11,7 @@
  * until a later sub-group sets a flag, forever (the watchdog), or while
  * another sub-group faults.
  */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1365,6 +1366,63 @@ static void teardown(void)
 	env_destroy(ref);
 }
 
+/* The translator's calloc (hw/Makefile): the call numbered calloc_fails_at since the count was zeroed fails. */
+static atomic_uint calloc_calls, calloc_fails_at;
+
+void *test_jit_calloc(size_t n, size_t size);
+void *test_jit_calloc(size_t n, size_t size)
+{
+	unsigned at = atomic_load(&calloc_fails_at);
+
+	if (at && atomic_fetch_add(&calloc_calls, 1) + 1 == at)
+		return NULL;
+	return calloc(n, size);
+}
+
+/*
+ * Each of the translator's allocations fails in turn: a translation that
+ * lacks memory leaves the kernel to the interpreter, and the blocks'
+ * dataflow without its work arrays takes every row as written
+ * (find_written_before()); either way the dispatch computes what the
+ * interpreter does.  The kernel differs in an immediate from one failure
+ * to the next, so that none is in the translations' cache.
+ */
+static void t_out_of_memory(void)
+{
+	struct env_dispatch d = { code_va, args_va, 16, { 64, 1, 1 }, { 32, 1, 1 }, { 0 }, 0, 0 };
+	unsigned at, calls = 0;
+
+	args[0][0] = args[1][0] = args_va + 4096;
+	for (at = 1; at == 1 || calls >= at - 1; at++) {
+		char src[512], what[64];
+
+		snprintf(src, sizeof(src),
+			 "\ts2r.u64 r0, sr.args\n"
+			 "\tld.global.u64 r0, [r0+0]\n"
+			 "\ts2r.u32 r2, sr.global_id.x\n"
+			 "\tcvt.u64.u32 r6, r2\n"
+			 "\tshl.u64 r6, r6, 2\n"
+			 "\tadd.u64 r6, r6, r0\n"
+			 "\ts2r.u32 r8, sr.lane_id\n"
+			 "\tset.lt.u32 r9, r8, 4\n"
+			 "\tif r9, out\n"
+			 "\tadd.u32 r2, r2, %u\n"
+			 "out:\tendif\n"
+			 "\tst.global.u32 [r6+0], r2\n"
+			 "\tend\n", at);
+		if (!load_bare(src))
+			return;
+		snprintf(what, sizeof(what), "calloc %u of the translator fails", at);
+		atomic_store(&calloc_calls, 0);
+		atomic_store(&calloc_fails_at, at);
+		both(&d, what);
+		atomic_store(&calloc_fails_at, 0);
+		calls = atomic_load(&calloc_calls);
+	}
+	printf("    each of a translation's %u callocs failed in turn\n", calls);
+	CHECK(calls >= 12, "only %u callocs in a translation", calls);
+}
+
 /*
  * A translated turn that goes on in the interpreter (WEFT_JIT_INTERPRET)
  * leaves the worker's lane masks as the interpreter left them, whatever
@@ -1658,6 +1716,8 @@ int main(void)
 	      t_prefetch);
 	h_run("jit: a sub-group after one that went on in the interpreter has its own lane masks",
 	      t_interpret_fallback);
+	h_run("jit: a translation whose allocation fails leaves its kernel to the interpreter",
+	      t_out_of_memory);
 	teardown();
 	return h_summary();
 }
