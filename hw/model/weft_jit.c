@@ -313,6 +313,17 @@ struct lin {
 	bool hi, zext, sext;
 };
 
+/*
+ * A 32-bit row that sel made, with every lane on, of a known address and
+ * a uniform one: cond ? u + lane * step : other (i64 scalars, cond an
+ * <simd x i1>), the low 32 bits of each.  A local load at it is one
+ * masked vector load (picked_local_path()): scan local's
+ * "l >= d ? t[l - d] : t[0]".  NULL cond: not known.
+ */
+struct pick {
+	LLVMValueRef cond, u, step, other;
+};
+
 /* What a row the entry block leaves known keeps of its struct lin (gen.after_entry). */
 struct kept {
 	LLVMValueRef step;	/* a constant; NULL: not known */
@@ -391,6 +402,7 @@ struct gen {
 	/* The row's value in every lane as a function of the lane, known at
 	 * translation time (struct lin), NULL u: not known. */
 	struct lin lin[WEFT_NUM_REGS];
+	struct pick pick[WEFT_NUM_REGS];
 	uint8_t *leader;			/* word index starts a basic block */
 	LLVMBasicBlockRef *blk, start, dispatch, exit;
 	LLVMValueRef dispatch_phi, exit_phi;
@@ -576,6 +588,7 @@ static void changed(struct gen *g, unsigned r)
 	memset(g->contig[r], 0, sizeof(g->contig[r]));
 	memset(g->contig[below], 0, sizeof(g->contig[below]));
 	memset(&g->lin[r], 0, sizeof(g->lin[r]));
+	memset(&g->pick[r], 0, sizeof(g->pick[r]));
 }
 
 static void set(struct gen *g, unsigned r, LLVMValueRef v)
@@ -621,6 +634,7 @@ static void block_start(struct gen *g, LLVMBasicBlockRef bb)
 	memset(g->contig, 0, sizeof(g->contig));
 	memset(g->wide, 0, sizeof(g->wide));
 	memset(g->lin, 0, sizeof(g->lin));
+	memset(g->pick, 0, sizeof(g->pick));
 	g->on = NULL;
 }
 
@@ -1080,13 +1094,17 @@ static void emit_alu(struct gen *g, const struct weft_inst *in)
 	bool shift = in->op == WEFT_OP_SHL || in->op == WEFT_OP_SHR || in->op == WEFT_OP_SAR;
 	LLVMTypeRef vt = wide ? g->vi64 : g->vi32;
 	LLVMValueRef on = active(g), a = NULL, b, d, ones = LLVMConstAllOnes(vt);
+	struct pick pk = { 0 };
 	LLVMIntPredicate p;
 
 	if (g->full && alu_lin(g, in))
 		return;
 	if (in->op == WEFT_OP_SEL) {
 		LLVMValueRef c = LLVMBuildICmp(g->b, LLVMIntNE, get(g, in->c), LLVMConstNull(g->vi32), "");
+		const struct lin *la = wide ? NULL : lin32(g, in->a), *lb = wide ? NULL : lin32(g, in->b);
 
+		if (g->full && la && lb && is_const(lb->step, 0))
+			pk = (struct pick){ .cond = c, .u = la->u, .step = la->step, .other = lb->u };
 		a = wide ? get64(g, in->a) : get(g, in->a);
 		b = wide ? get64(g, in->b) : get(g, in->b);
 		d = LLVMBuildSelect(g->b, c, a, b, "");
@@ -1132,6 +1150,7 @@ write:
 		set64_masked(g, in->d, d, on);
 	else
 		set_masked(g, in->d, d, on);
+	g->pick[in->d] = pk;
 }
 
 /* A host address (of data, or of a function) as a constant pointer. */
@@ -1215,6 +1234,7 @@ struct view {
 	LLVMValueRef val[WEFT_NUM_REGS], contig[WEFT_NUM_REGS][ADDRESS_SHAPES], on;
 	LLVMValueRef wide[WEFT_NUM_REGS], wide_lo[WEFT_NUM_REGS], wide_hi[WEFT_NUM_REGS];
 	struct lin lin[WEFT_NUM_REGS];
+	struct pick pick[WEFT_NUM_REGS];
 	bool dirty[WEFT_NUM_REGS];
 };
 
@@ -1227,6 +1247,7 @@ static void view_save(const struct gen *g, struct view *v)
 	memcpy(v->wide_lo, g->wide_lo, sizeof(v->wide_lo));
 	memcpy(v->wide_hi, g->wide_hi, sizeof(v->wide_hi));
 	memcpy(v->lin, g->lin, sizeof(v->lin));
+	memcpy(v->pick, g->pick, sizeof(v->pick));
 	v->on = g->on;
 }
 
@@ -1239,6 +1260,7 @@ static void view_restore(struct gen *g, const struct view *v)
 	memcpy(g->wide_lo, v->wide_lo, sizeof(v->wide_lo));
 	memcpy(g->wide_hi, v->wide_hi, sizeof(v->wide_hi));
 	memcpy(g->lin, v->lin, sizeof(v->lin));
+	memcpy(g->pick, v->pick, sizeof(v->pick));
 	g->on = v->on;
 }
 
@@ -1863,6 +1885,59 @@ static LLVMValueRef global_paths(struct gen *g, struct paths *ps, const struct w
 }
 
 /*
+ * ld.local of one 32/64-bit element at a picked address (struct pick)
+ * whose known lanes step by the element's size: when the picked lanes'
+ * accesses, from the first one's to the last lane's end, and the other
+ * lanes' uniform access lie inside the dispatch's SLM of @limit bytes
+ * (an i64), one masked vector load of the picked lanes over a broadcast
+ * load of the other address, at @slm: a path of @ps.  A picked lane's
+ * 32-bit address that wraps fails the bound, as one below the first
+ * picked lane's is never read.
+ */
+static void picked_local_path(struct gen *g, struct paths *ps, const struct weft_inst *in,
+			      LLVMValueRef limit, LLVMValueRef slm)
+{
+	const struct pick *pk = &g->pick[in->a];
+	unsigned bits = weft_isa_type_bits(in->t), bytes = bits / 8, NL = g->NL;
+	LLVMTypeRef iNL = LLVMIntTypeInContext(g->C, NL), et = LLVMIntTypeInContext(g->C, bits);
+	LLVMTypeRef tys[2] = { LLVMVectorType(et, NL), g->ptr };
+	LLVMValueRef first, at_first, at_other, fits, other, p, args[4];
+	LLVMBasicBlockRef fast = new_block(g, "local_picked"), lanes = new_block(g, "local_lanes?");
+
+	first = intrinsic(g, "llvm.cttz", &iNL, 1,
+			  (LLVMValueRef[]){ LLVMBuildBitCast(g->b, pk->cond, iNL, ""),
+					    LLVMConstInt(g->i1, 0, false) }, 2);
+	first = LLVMBuildZExt(g->b, first, g->i64, "first");
+	at_first = LLVMBuildAdd(g->b, LLVMBuildAdd(g->b, pk->u, c64(g, in->imm), ""),
+				LLVMBuildMul(g->b, first, pk->step, ""), "");
+	at_first = LLVMBuildZExt(g->b, LLVMBuildTrunc(g->b, at_first, g->i32, ""), g->i64, "");
+	at_other = LLVMBuildZExt(g->b, LLVMBuildTrunc(g->b, LLVMBuildAdd(g->b, pk->other, c64(g, in->imm), ""),
+						      g->i32, ""), g->i64, "");
+	fits = LLVMBuildAnd(g->b,
+			    LLVMBuildICmp(g->b, LLVMIntULE,
+					  LLVMBuildAdd(g->b, at_first,
+						       LLVMBuildMul(g->b, LLVMBuildSub(g->b, c64(g, NL), first, ""),
+								    c64(g, bytes), ""), ""), limit, ""),
+			    LLVMBuildICmp(g->b, LLVMIntULE, LLVMBuildAdd(g->b, at_other, c64(g, bytes), ""),
+					  limit, ""), "");
+	LLVMBuildCondBr(g->b, fits, fast, lanes);
+	LLVMPositionBuilderAtEnd(g->b, fast);
+	other = LLVMBuildLoad2(g->b, et, byte_ptr(g, slm, at_other), "");
+	LLVMSetAlignment(other, 1);
+	/* Lane 0's place, below the first picked lane's: never read. */
+	p = LLVMBuildGEP2(g->b, g->i8, slm,
+			  (LLVMValueRef[]){ LLVMBuildSub(g->b, at_first,
+							 LLVMBuildMul(g->b, first, c64(g, bytes), ""), "") }, 1, "");
+	args[0] = p;
+	args[1] = c32(g, 1);
+	args[2] = pk->cond;
+	args[3] = broadcast(g, other);
+	set_elems(g, in->d, intrinsic(g, "llvm.masked.load", tys, 2, args, 4), bits, 'u', active(g));
+	path_end(g, ps);
+	LLVMPositionBuilderAtEnd(g->b, lanes);
+}
+
+/*
  * ld/st.local of 32/64-bit elements with every lane on, at an address
  * known (struct lin) to step by the access's size from lane to lane, or a
  * load at one address in every lane: when the access from lane 0's
@@ -1881,8 +1956,13 @@ static void known_local_paths(struct gen *g, struct paths *ps, const struct weft
 	LLVMValueRef a0, end, p;
 	bool vector;
 
-	if (!g->full || bits < 32 || !l)
+	if (!g->full || bits < 32)
 		return;
+	if (!l) {
+		if (!store && vec == 1 && g->pick[in->a].cond && is_const(g->pick[in->a].step, bytes))
+			picked_local_path(g, ps, in, limit, slm);
+		return;
+	}
 	vector = is_const(l->step, bytes);
 	if (!vector && (store || !is_const(l->step, 0)))
 		return;

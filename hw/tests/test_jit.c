@@ -663,6 +663,22 @@ static void both_1d(uint64_t a0, uint64_t a1, const char *what)
 	}
 }
 
+/* One work-group of 60, then 64 items with 4 KiB of SLM, at the three widths. */
+static void both_work_groups(const char *what)
+{
+	char at[128];
+
+	for (unsigned si = 0; si < 3; si++) {
+		for (unsigned items = 60; items <= 64; items += 4) {
+			struct env_dispatch d = { code_va, args_va, 8u << si, { items, 1, 1 },
+						  { items, 1, 1 }, { 0 }, 4096, 0 };
+
+			snprintf(at, sizeof(at), "%s, simd %u, %u items", what, 8u << si, items);
+			both(&d, at);
+		}
+	}
+}
+
 /*
  * Addresses the translator knows as functions of the lane (execution.rst,
  * "Known lanes"): the pointers loaded from the arguments, the ids of
@@ -907,16 +923,74 @@ static void t_known_local(void)
 		snprintf(src, sizeof(src), fmt, (int32_t)bases[b][0], (int32_t)bases[b][1], (int32_t)bases[b][2]);
 		if (!load_code(src))
 			return;
-		for (unsigned si = 0; si < 3; si++) {
-			for (unsigned items = 60; items <= 64; items += 4) {
-				struct env_dispatch d = { code_va, args_va, 8u << si, { items, 1, 1 },
-							  { items, 1, 1 }, { 0 }, 4096, 0 };
+		snprintf(what, sizeof(what), "known SLM lanes, bases %u", b);
+		both_work_groups(what);
+	}
+}
 
-				snprintf(what, sizeof(what), "known SLM lanes, bases %u, simd %u, %u items",
-					 b, 8u << si, items);
-				both(&d, what);
-			}
-		}
+/*
+ * SLM loads at sel(l >= d, known address, uniform address) (scan local's
+ * "l >= d ? t[l - d] : t[0]"): picked lanes from the first, none or all,
+ * the other address in bounds or past the end, picked lanes past the end
+ * or wrapping around 2^32, 32- and 64-bit, in the entry block and in a
+ * later one (where the rows are known in the optimizing tier only).
+ */
+static void t_picked_local(void)
+{
+	/* A global access in the entry block: its row variant knows the ids. */
+	static const char fmt[] =
+		"\ts2r.u64 r20, sr.args\n"
+		"\tld.global.u64 r20, [r20+0]\n"
+		"\ts2r.u32 r1, sr.local_id.x\n"
+		"\tshl.u32 r2, r1, 2\n"
+		"\tst.local.u32 [r2+0], r1\n"
+		"\tshl.u32 r5, r1, 3\n"
+		"\tmov.u32 r4, %d\n"
+		"\tset.ge.u32 r7, r1, %d\n"
+		"\tadd.u32 r8, r2, %d\n"
+		"\tsel.u32 r9, r8, r4, r7\n"
+		"\tld.local.u32 r64, [r9+0]\n"
+		"\tbar\n"
+		"\tset.ge.u32 r7, r1, %d\n"
+		"\tadd.u32 r8, r2, %d\n"
+		"\tsel.u32 r9, r8, r4, r7\n"
+		"\tld.local.u32 r65, [r9+0]\n"
+		"\tadd.u32 r10, r5, %d\n"
+		"\tsel.u32 r11, r10, r4, r7\n"
+		"\tld.local.u64 r66, [r11+0]\n"
+		/* The loaded rows at the first argument + the item's id * 16
+		 * (no epilogue: the optimizing tier's time goes with size). */
+		"\ts2r.u32 r24, sr.global_id.x\n"
+		"\tcvt.u64.u32 r22, r24\n"
+		"\tshl.u64 r22, r22, 4\n"
+		"\tadd.u64 r22, r22, r20\n"
+		"\tst.global.u32 [r22+0], r64\n"
+		"\tst.global.u32 [r22+4], r65\n"
+		"\tst.global.u64 [r22+8], r66\n"
+		"\tend\n";
+	/* The other address, the first picked local id, the picked lanes' shift from l * 4. */
+	static const int32_t picks[][3] = {
+		{ 0, 1, -4 },
+		{ 0, 5, -20 },
+		{ 4088, 3, -12 },	/* the other address's u64 ends at the end */
+		{ 0, 100, -400 },	/* no lane picked */
+		{ 0, 0, 0 },		/* every lane */
+		{ 4096, 1, -4 },	/* the other address past the end */
+		{ 4092, 1, -4 },	/* its u64 one word past */
+		{ 0, 2, -16 },		/* picked lanes 2 and 3 wrap around 2^32 */
+		{ 0, 1, 4096 - 4 * 64 },	/* lane 63's u32 at the end, its u64 past */
+	};
+	char src[2048], what[96];
+
+	for (unsigned k = 0; k < sizeof(picks) / sizeof(picks[0]); k++) {
+		const int32_t *pk = picks[k];
+
+		snprintf(src, sizeof(src), fmt, pk[0], pk[1], pk[2], pk[1], pk[2], 2 * pk[2]);
+		if (!load_bare(src))
+			return;
+		args[0][0] = args[1][0] = args_va + 4096;
+		snprintf(what, sizeof(what), "picked SLM lanes %u", k);
+		both_work_groups(what);
 	}
 }
 
@@ -1493,6 +1567,7 @@ static void t_optimizing_tier(void)
 	t_pages();
 	t_known_lanes();
 	t_known_local();
+	t_picked_local();
 	weft_model_jit_stats(jit->m, &st);
 	printf("    optimized %llu of %llu kernels in %.1f ms\n", (unsigned long long)st.optimized,
 	       (unsigned long long)st.translated, st.translate_ns / 1e6);
@@ -1699,6 +1774,8 @@ int main(void)
 	      t_known_lanes);
 	h_run("jit: SLM addresses known as functions of the lane: vector, uniform, past the end, wrapping",
 	      t_known_local);
+	h_run("jit: SLM loads at a selected known or uniform address: none, some or all lanes, bounds, wrapping",
+	      t_picked_local);
 	h_run("jit: the kernels above were translated, with native and helper instructions, "
 	      "in a cache of 8 that evicted the rest",
 	      t_translated);
