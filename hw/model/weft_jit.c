@@ -61,6 +61,7 @@
 #define MAX_DST_ROWS	8	/* rows a translated load writes: ld.*.v4.u64 */
 #define ADDRESS_SHAPES	5	/* lane steps address_shape() knows: 0, 4, 8, 16, 32 bytes */
 #define PREFETCH_SPAN	256	/* the least span of a sub-group's load prefetch_next_span() takes */
+#define PAGE_SITES	8	/* accesses of a translation that keep their last page (page_lookup()) */
 
 /*
  * WEFT_MODEL_JIT_PROFILE=1: how often translated code ran each instruction
@@ -446,6 +447,14 @@ struct gen {
 	bool speculate;
 	unsigned ntails, tail_insts;
 	struct tail tails[MAX_TAILS];
+	/* page_lookup(): each site's last page (allocas: its page number,
+	 * UINT64_MAX when none, and its host address), and the calls of C code
+	 * after which every site forgets its page (forget_pages()). */
+	LLVMBasicBlockRef entry;
+	unsigned npage_sites, ncalls;
+	LLVMValueRef page_vpn[PAGE_SITES], page_host[PAGE_SITES];
+	LLVMValueRef *calls;
+	bool out_of_memory;
 };
 
 static LLVMValueRef c32(struct gen *g, uint64_t v)
@@ -1159,6 +1168,33 @@ static LLVMValueRef const_ptr(struct gen *g, uintptr_t p)
 	return LLVMConstIntToPtr(c64(g, p), g->ptr);
 }
 
+/*
+ * A call of the C function @fn: the only way the translation's TLB can
+ * change during a call of the translation (a handler's or tlb_fill()'s
+ * walk fills an entry), so page_lookup()'s sites forget their pages after
+ * it (forget_pages()).
+ */
+static LLVMValueRef call_c(struct gen *g, LLVMTypeRef ty, uintptr_t fn, LLVMValueRef *args, unsigned nargs,
+			   const char *name)
+{
+	LLVMValueRef call = LLVMBuildCall2(g->b, ty, const_ptr(g, fn), args, nargs, name);
+
+	if (g->out_of_memory)
+		return call;
+	if (!(g->ncalls & (g->ncalls + 1))) {
+		LLVMValueRef *more = realloc(g->calls, 2 * (g->ncalls + 1) * sizeof(*g->calls));
+
+		if (!more) {
+			/* A call whose sites would keep their pages: build() gives up. */
+			g->out_of_memory = true;
+			return call;
+		}
+		g->calls = more;
+	}
+	g->calls[g->ncalls++] = call;
+	return call;
+}
+
 /* WEFT_MODEL_JIT_PROFILE: one more run of @in through the interpreter's code. */
 static void count_fallback(struct gen *g, const struct weft_inst *in, unsigned kind)
 {
@@ -1188,7 +1224,7 @@ static void emit_helper(struct gen *g, unsigned i, const struct weft_inst *in)
 	args[1] = const_ptr(g, (uintptr_t)in);
 	args[2] = pc_of(g, i);
 	args[3] = c32(g, g->NL);
-	r = LLVMBuildCall2(g->b, g->exec_ty, const_ptr(g, (uintptr_t)weft_jit_exec), args, 4, "");
+	r = call_c(g, g->exec_ty, (uintptr_t)weft_jit_exec, args, 4, "");
 	LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntEQ, r, c32(g, 0), ""), ok, bad);
 	LLVMPositionBuilderAtEnd(g->b, bad);
 	exit_with(g, SG_ERROR);
@@ -1578,6 +1614,77 @@ static LLVMValueRef tlb_lookup(struct gen *g, LLVMValueRef a0, bool store, LLVMV
 }
 
 /*
+ * tlb_lookup() of an access with one page for all lanes in the optimizing
+ * tier's variants for all lanes on (speculate_global(),
+ * emit_block_access()), after a test of the page this site hit last (one
+ * compare and one load; the hash and the entry's tests only when the page
+ * changed): a run of sub-groups looks the argument buffer up once, and a
+ * stream each of its pages.
+ * The page is kept from a hit until the next call of C code (call_c()),
+ * the only thing that can change the TLB while the translation runs (its
+ * generation changes only between dispatches, when the call starts again
+ * with no page kept), so a kept page is one the lookup would hit: with
+ * write permission for a @store site, whose page is kept only after such
+ * a hit.  A miss goes to @missed; else returns the page's host address.
+ */
+static LLVMValueRef page_lookup(struct gen *g, LLVMValueRef a0, bool store, LLVMBasicBlockRef missed)
+{
+	LLVMBasicBlockRef kept, lookup, keep, join, from[2];
+	LLVMValueRef vpn, site_vpn, site_host, hit, host, at[2];
+	LLVMBuilderRef b;
+
+	if (!g->row_variants || !g->full || g->npage_sites == PAGE_SITES) {
+		hit = tlb_lookup(g, a0, store, &vpn, &host);
+		join = new_block(g, "page");
+		LLVMBuildCondBr(g->b, hit, join, missed);
+		LLVMPositionBuilderAtEnd(g->b, join);
+		return host;
+	}
+	b = LLVMCreateBuilderInContext(g->C);
+	LLVMPositionBuilderBefore(b, LLVMGetBasicBlockTerminator(g->entry));
+	site_vpn = g->page_vpn[g->npage_sites] = LLVMBuildAlloca(b, g->i64, "page_vpn");
+	site_host = g->page_host[g->npage_sites++] = LLVMBuildAlloca(b, g->ptr, "page_host");
+	LLVMBuildStore(b, c64(g, UINT64_MAX), site_vpn);
+	LLVMDisposeBuilder(b);
+
+	kept = new_block(g, "page_kept");
+	lookup = new_block(g, "page_lookup");
+	keep = new_block(g, "page_keep");
+	join = new_block(g, "page");
+	vpn = LLVMBuildLShr(g->b, a0, c64(g, WEFT_MMU_PAGE_SHIFT), "vpn");
+	LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntEQ, vpn, LLVMBuildLoad2(g->b, g->i64, site_vpn, ""), ""),
+			kept, lookup);
+	LLVMPositionBuilderAtEnd(g->b, kept);
+	at[0] = LLVMBuildLoad2(g->b, g->ptr, site_host, "");
+	from[0] = kept;
+	LLVMBuildBr(g->b, join);
+	LLVMPositionBuilderAtEnd(g->b, lookup);
+	hit = tlb_lookup(g, a0, store, &vpn, &at[1]);
+	LLVMBuildCondBr(g->b, hit, keep, missed);
+	LLVMPositionBuilderAtEnd(g->b, keep);
+	LLVMBuildStore(g->b, vpn, site_vpn);
+	LLVMBuildStore(g->b, at[1], site_host);
+	from[1] = keep;
+	LLVMBuildBr(g->b, join);
+	LLVMPositionBuilderAtEnd(g->b, join);
+	host = LLVMBuildPhi(g->b, g->ptr, "host");
+	LLVMAddIncoming(host, at, from, 2);
+	return host;
+}
+
+/* After every call of C code (call_c()), no site of page_lookup() keeps a page. */
+static void forget_pages(struct gen *g)
+{
+	if (!g->npage_sites)
+		return;
+	for (unsigned k = 0; k < g->ncalls; k++) {
+		LLVMPositionBuilderBefore(g->b, LLVMGetNextInstruction(g->calls[k]));
+		for (unsigned site = 0; site < g->npage_sites; site++)
+			LLVMBuildStore(g->b, c64(g, UINT64_MAX), g->page_vpn[site]);
+	}
+}
+
+/*
  * The pages of the lanes in @mask (addresses @va[lane]) put in @mmu's TLB,
  * as the interpreter's access of those lanes does before it touches them.
  * A page that does not translate is not put there: the retry then misses
@@ -1691,8 +1798,8 @@ static LLVMBasicBlockRef refill_miss(struct gen *g, struct refill *rf, LLVMValue
 	LLVMBuildCondBr(g->b, rf->tried, slow, fill);
 	LLVMPositionBuilderAtEnd(g->b, fill);
 	LLVMSetAlignment(LLVMBuildStore(g->b, av, g->lanes_tmp), 8);
-	LLVMBuildCall2(g->b, LLVMFunctionType(LLVMVoidTypeInContext(g->C), params, 3, false),
-		       const_ptr(g, (uintptr_t)tlb_fill), args, 3, "");
+	call_c(g, LLVMFunctionType(LLVMVoidTypeInContext(g->C), params, 3, false), (uintptr_t)tlb_fill,
+	       args, 3, "");
 	LLVMBuildBr(g->b, rf->head);
 	LLVMAddIncoming(rf->tried, &yes, &fill, 1);
 	LLVMPositionBuilderAtEnd(g->b, at);
@@ -1865,10 +1972,9 @@ static LLVMValueRef global_paths(struct gen *g, struct paths *ps, const struct w
 	/* The general case, tested last and out of line: the vector and
 	 * uniform paths do not pay for its per-lane page tests. */
 	LLVMSetAlignment(LLVMBuildStore(g->b, av, g->lanes_tmp), 8);
-	hit = LLVMBuildCall2(g->b, LLVMFunctionType(g->i32, params, 4, false),
-			     const_ptr(g, (uintptr_t)lane_pointers),
-			     (LLVMValueRef[]){ g->mmu, g->lanes_tmp, mask,
-					       c32(g, bytes | (uint32_t)store << 31) }, 4, "");
+	hit = call_c(g, LLVMFunctionType(g->i32, params, 4, false), (uintptr_t)lane_pointers,
+		     (LLVMValueRef[]){ g->mmu, g->lanes_tmp, mask, c32(g, bytes | (uint32_t)store << 31) },
+		     4, "");
 	some = new_block(g, "filled?");
 	again = new_block(g, "again");
 	LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntNE, hit, c32(g, 0), ""), some, slow);
@@ -2092,7 +2198,7 @@ static bool speculate_global(struct gen *g, unsigned i, const struct weft_inst *
 {
 	unsigned bits = weft_isa_type_bits(in->t), size = bits / 8, vec = weft_isa_ops[in->op].vec;
 	unsigned bytes = size * vec, rows = bits == 64 ? 2 : 1;
-	LLVMValueRef u, step, a0, vpn, host, ok, p;
+	LLVMValueRef u, step, a0, host, ok, p;
 	LLVMBasicBlockRef fast, other;
 	bool vector, overlap, uniform;
 
@@ -2107,10 +2213,10 @@ static bool speculate_global(struct gen *g, unsigned i, const struct weft_inst *
 	if (!vector && !overlap && !uniform)
 		return false;
 	a0 = lane0_address(g, in);
-	ok = LLVMBuildAnd(g->b, tlb_lookup(g, a0, store, &vpn, &host),
-			  in_page(g, a0, vector ? g->NL * bytes : overlap ? (g->NL - 1) * size + bytes : bytes), "");
 	fast = new_block(g, vector || overlap ? "vector" : "uniform");
 	other = new_block(g, "leave");
+	host = page_lookup(g, a0, store, other);
+	ok = in_page(g, a0, vector ? g->NL * bytes : overlap ? (g->NL - 1) * size + bytes : bytes);
 	LLVMBuildCondBr(g->b, ok, fast, other);
 	LLVMPositionBuilderAtEnd(g->b, other);
 	leave_for_tail(g, i);
@@ -2244,9 +2350,8 @@ static void emit_block_access(struct gen *g, unsigned i, const struct weft_inst 
 	unsigned bits = weft_isa_type_bits(in->t), size = bits / 8, vec = weft_isa_ops[in->op].vec;
 	unsigned NL = g->NL, er = bits == 64 ? 2 : 1;
 	bool store = weft_isa_ops[in->op].cls == WEFT_CLASS_STX;
-	LLVMBasicBlockRef fast = new_block(g, "block"), slow = new_block(g, "slow");
-	LLVMBasicBlockRef other = new_block(g, "block?");
-	LLVMValueRef on = active(g), mask, a0, vpn, host, hit, ok, p0;
+	LLVMBasicBlockRef fast = new_block(g, "block"), slow = new_block(g, "slow"), missed;
+	LLVMValueRef on = active(g), mask, a0, host, ok, p0;
 	LLVMTypeRef vt = LLVMVectorType(LLVMIntTypeInContext(g->C, bits), NL);
 	struct paths ps;
 	struct refill rf;
@@ -2256,18 +2361,15 @@ static void emit_block_access(struct gen *g, unsigned i, const struct weft_inst 
 	a0 = g->full ? lane0_address(g, in) :
 		LLVMBuildAdd(g->b, LLVMBuildExtractElement(g->b, get64(g, in->a), first_active(g), ""),
 			     c64(g, (uint64_t)(int64_t)(int32_t)in->imm), "a0");
-	hit = tlb_lookup(g, a0, store, &vpn, &host);
-	ok = LLVMBuildAnd(g->b, hit, in_page(g, a0, vec * NL * size), "");
-	ok = LLVMBuildAnd(g->b, ok, LLVMBuildICmp(g->b, LLVMIntEQ, mask,
-						 c32(g, NL == 32 ? ~0u : (1u << NL) - 1), ""), "");
-	paths_begin(g, &ps, in->d, store ? 0 : vec * er);
-	LLVMBuildCondBr(g->b, ok, fast, other);
 	/* A miss fills the page of the block (the first active lane's address). */
-	LLVMPositionBuilderAtEnd(g->b, other);
-	LLVMBuildCondBr(g->b, hit, slow, refill_miss(g, &rf, broadcast(g, a0),
-						     LLVMBuildZExt(g->b, LLVMBuildICmp(g->b, LLVMIntNE, mask,
-										   c32(g, 0), ""), g->i32, ""),
-						     slow));
+	missed = refill_miss(g, &rf, broadcast(g, a0),
+			     LLVMBuildZExt(g->b, LLVMBuildICmp(g->b, LLVMIntNE, mask, c32(g, 0), ""), g->i32, ""),
+			     slow);
+	host = page_lookup(g, a0, store, missed);
+	ok = LLVMBuildAnd(g->b, in_page(g, a0, vec * NL * size),
+			  LLVMBuildICmp(g->b, LLVMIntEQ, mask, c32(g, NL == 32 ? ~0u : (1u << NL) - 1), ""), "");
+	paths_begin(g, &ps, in->d, store ? 0 : vec * er);
+	LLVMBuildCondBr(g->b, ok, fast, slow);
 	LLVMPositionBuilderAtEnd(g->b, fast);
 	p0 = byte_ptr(g, host, LLVMBuildAnd(g->b, a0, c64(g, WEFT_MMU_PAGE_SIZE - 1), ""));
 	for (unsigned j = 0; j < vec; j++) {
@@ -2463,7 +2565,7 @@ static LLVMValueRef stored_local_ids(struct gen *g, unsigned dim)
 	valid = LLVMBuildLoad2(g->b, i8, byte_ptr(g, g->c, c64(g, offsetof(struct sg_ctx, lid_valid))), "");
 	LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntEQ, valid, LLVMConstInt(i8, 0, false), ""), fill, go);
 	LLVMPositionBuilderAtEnd(g->b, fill);
-	LLVMBuildCall2(g->b, fn_ty, const_ptr(g, (uintptr_t)weft_sg_compute_lids), args, 1, "");
+	call_c(g, fn_ty, (uintptr_t)weft_sg_compute_lids, args, 1, "");
 	LLVMBuildBr(g->b, go);
 	LLVMPositionBuilderAtEnd(g->b, go);
 	v = LLVMBuildLoad2(g->b, g->vi32, byte_ptr(g, g->c, c64(g, offsetof(struct sg_ctx, lid) +
@@ -2851,7 +2953,7 @@ static void emit_cf(struct gen *g, unsigned i, const struct weft_inst *in)
 	args[2] = pc_of(g, i);
 	args[3] = c32(g, g->NL);
 	args[4] = g->target;
-	r = LLVMBuildCall2(g->b, g->cf_ty, const_ptr(g, (uintptr_t)weft_jit_cf), args, 5, "");
+	r = call_c(g, g->cf_ty, (uintptr_t)weft_jit_cf, args, 5, "");
 	sw = LLVMBuildSwitch(g->b, r, bad, 2);
 	LLVMAddCase(sw, c32(g, CF_NEXT), g->blk[i + in->nwords]);
 	LLVMAddCase(sw, c32(g, CF_JUMP), jb);
@@ -2944,7 +3046,7 @@ static void next_sub_group(struct gen *g)
 
 	if (g->full)
 		next_whole_sub_group(g, whole);
-	more = LLVMBuildCall2(g->b, fn_ty, const_ptr(g, (uintptr_t)weft_jit_next_sg), &g->x, 1, "");
+	more = call_c(g, fn_ty, (uintptr_t)weft_jit_next_sg, &g->x, 1, "");
 	sw = LLVMBuildSwitch(g->b, more, done, 2);
 	LLVMAddCase(sw, c32(g, 1), some);
 	LLVMAddCase(sw, c32(g, 2), whole);
@@ -2972,8 +3074,7 @@ static void next_sub_group(struct gen *g)
 static void next_at_bar(struct gen *g)
 {
 	LLVMTypeRef fn_ty = LLVMFunctionType(g->i32, &g->ptr, 1, false);
-	LLVMValueRef more = LLVMBuildCall2(g->b, fn_ty, const_ptr(g, (uintptr_t)weft_jit_next_at_bar),
-					   &g->x, 1, "");
+	LLVMValueRef more = call_c(g, fn_ty, (uintptr_t)weft_jit_next_at_bar, &g->x, 1, "");
 	LLVMBasicBlockRef wait = new_block(g, "at_barrier");
 
 	LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntNE, more, c32(g, 0), ""), g->start, wait);
@@ -3491,6 +3592,7 @@ static bool build(struct gen *g, const char *name)
 	find_written_before(g);
 
 	LLVMPositionBuilderAtEnd(g->b, entry);
+	g->entry = entry;
 	g->target = LLVMBuildAlloca(g->b, g->i64, "target");
 	g->lanes_tmp = LLVMBuildAlloca(g->b, LLVMArrayType(g->i64, WEFT_MAX_LANES), "lanes");
 	LLVMBuildBr(g->b, g->start);
@@ -3531,10 +3633,12 @@ static bool build(struct gen *g, const char *name)
 	for (unsigned i = 0; i < k->nw; i++)
 		if (g->blk[i])
 			emit_block(g, i);
+	forget_pages(g);
+	free(g->calls);
 	free(g->blk);
 	free(g->nested);
 	free(g->written_before);
-	return true;
+	return !g->out_of_memory;
 }
 
 static void report(const char *what, LLVMErrorRef err)

@@ -21,6 +21,7 @@
 #include "modelenv.h"
 #include "randprog.h"
 #include "weft_isa.h"
+#include "weft_model_priv.h"
 
 #define MEM_SIZE	(32u << 20)
 #define DUMP_ROWS	152	/* r64..r215: where random programs write */
@@ -1440,17 +1441,29 @@ static void teardown(void)
 	env_destroy(ref);
 }
 
-/* The translator's calloc (hw/Makefile): the call numbered calloc_fails_at since the count was zeroed fails. */
-static atomic_uint calloc_calls, calloc_fails_at;
+/*
+ * The translator's calloc and realloc (hw/Makefile): the call numbered
+ * alloc_fails_at since the count was zeroed fails.
+ */
+static atomic_uint alloc_calls, alloc_fails_at;
+
+static bool alloc_fails(void)
+{
+	unsigned at = atomic_load(&alloc_fails_at);
+
+	return at && atomic_fetch_add(&alloc_calls, 1) + 1 == at;
+}
 
 void *test_jit_calloc(size_t n, size_t size);
 void *test_jit_calloc(size_t n, size_t size)
 {
-	unsigned at = atomic_load(&calloc_fails_at);
+	return alloc_fails() ? NULL : calloc(n, size);
+}
 
-	if (at && atomic_fetch_add(&calloc_calls, 1) + 1 == at)
-		return NULL;
-	return calloc(n, size);
+void *test_jit_realloc(void *p, size_t size);
+void *test_jit_realloc(void *p, size_t size)
+{
+	return alloc_fails() ? NULL : realloc(p, size);
 }
 
 /*
@@ -1486,15 +1499,108 @@ static void t_out_of_memory(void)
 			 "\tend\n", at);
 		if (!load_bare(src))
 			return;
-		snprintf(what, sizeof(what), "calloc %u of the translator fails", at);
-		atomic_store(&calloc_calls, 0);
-		atomic_store(&calloc_fails_at, at);
+		snprintf(what, sizeof(what), "allocation %u of the translator fails", at);
+		atomic_store(&alloc_calls, 0);
+		atomic_store(&alloc_fails_at, at);
 		both(&d, what);
-		atomic_store(&calloc_fails_at, 0);
-		calls = atomic_load(&calloc_calls);
+		atomic_store(&alloc_fails_at, 0);
+		calls = atomic_load(&alloc_calls);
 	}
-	printf("    each of a translation's %u callocs failed in turn\n", calls);
-	CHECK(calls >= 12, "only %u callocs in a translation", calls);
+	printf("    each of a translation's %u callocs and reallocs failed in turn\n", calls);
+	CHECK(calls >= 14, "only %u callocs and reallocs in a translation", calls);
+}
+
+/* The slot of page @vpn in the model's TLB (hash_slot() of weft_mmu.c). */
+static unsigned tlb_slot(uint64_t vpn)
+{
+	return (unsigned)((vpn * 0x9e3779b97f4a7c15ull) >> (64 - WEFT_TLB_BITS));
+}
+
+/*
+ * The page an access site of a run keeps (execution.rst, "Known lanes")
+ * is forgotten when the TLB may change: each sub-group of a run loads its
+ * items from page A, points A's page-table entry (mapped in the kernel's
+ * address space) at page B, and loads from a page whose TLB slot is A's
+ * (sub-group 0 from another page), which evicts A.  Sub-group 1 reads A
+ * from the TLB, and its load that evicts A fills the TLB, so sub-group
+ * 2's load of A misses, walks the tables and reads B, as the interpreter
+ * does; a site that kept A's host page would still read A.  The same with
+ * a block load of A.
+ */
+static void t_kept_pages(void)
+{
+	/* A's load, at each item's address (a block's at lane 0's). */
+	static const char *const loads[2] = { "ld.global.u32", "ld.block.u32" };
+	struct env *e[2] = { ref, jit };
+	uint64_t table_gpa = 0, pte_off = 0, pt_va = 0, evict_va = 0, old_pte = 0, new_pte = 0;
+	void *h[2], *o[2];
+	uint64_t src = buf(8192, WEFT_PTE_VALID | WEFT_PTE_WRITE, h);
+	uint64_t out = buf(4096, WEFT_PTE_VALID | WEFT_PTE_WRITE, o), evict_at = out + 2048;
+	struct env_dispatch d = { code_va, args_va, 8, { 64, 1, 1 }, { 64, 1, 1 } };
+	char code_src[2048];
+
+	for (unsigned k = 0; k < 2; k++) {
+		uint64_t *pte = env_pte(e[k], src, 3);
+		uint64_t at = (uint64_t)((uint8_t *)pte - e[k]->mem), va = e[k]->next_va, ev;
+
+		for (unsigned i = 0; i < 1024; i++) {
+			((uint32_t *)h[k])[i] = 0xa0000000u + i;
+			((uint32_t *)h[k])[1024 + i] = 0xb0000000u + i;
+		}
+		table_gpa = at & ~(uint64_t)(WEFT_MMU_PAGE_SIZE - 1);
+		pte_off = at & (WEFT_MMU_PAGE_SIZE - 1);
+		old_pte = *pte;
+		new_pte = (old_pte & ~WEFT_PTE_ADDR_MASK) | ((old_pte & WEFT_PTE_ADDR_MASK) + WEFT_MMU_PAGE_SIZE);
+		env_map(e[k], va, table_gpa, WEFT_MMU_PAGE_SIZE, WEFT_PTE_VALID | WEFT_PTE_WRITE);
+		ev = va + 0x10000;
+		while (tlb_slot(ev >> WEFT_MMU_PAGE_SHIFT) != tlb_slot(src >> WEFT_MMU_PAGE_SHIFT))
+			ev += WEFT_MMU_PAGE_SIZE;
+		env_map(e[k], ev, table_gpa, WEFT_MMU_PAGE_SIZE, WEFT_PTE_VALID);
+		e[k]->next_va = ev + 0x10000;
+		CHECK(!k || (va == pt_va && ev == evict_va), "the page table mapped at 0x%llx, 0x%llx",
+		      (unsigned long long)va, (unsigned long long)pt_va);
+		pt_va = va;
+		evict_va = ev;
+		for (unsigned sg = 0; sg < 8; sg++)
+			((uint64_t *)o[k])[256 + sg] = sg ? ev : out;
+	}
+	CHECK(tlb_slot(out >> WEFT_MMU_PAGE_SHIFT) != tlb_slot(src >> WEFT_MMU_PAGE_SHIFT),
+	      "the output's TLB slot is A's");
+	for (unsigned l = 0; l < 2; l++) {
+		snprintf(code_src, sizeof(code_src),
+			 "\ts2r.u32 r2, sr.global_id.x\n"
+			 "\tcvt.u64.u32 r6, r2\n"
+			 "\tshl.u64 r6, r6, 2\n"
+			 "\tmov.u64 r8, 0x%llx\n"
+			 "\tadd.u64 r8, r8, r6\n"
+			 "\t%s r64, [r8+0]\n"
+			 "\tmov.u64 r10, 0x%llx\n"
+			 "\tadd.u64 r10, r10, r6\n"
+			 "\tst.global.u32 [r10+0], r64\n"
+			 "\tmov.u64 r12, 0x%llx\n"
+			 "\tmov.u64 r14, 0x%llx\n"
+			 "\tst.global.u64 [r12+0], r14\n"
+			 "\ts2r.u32 r20, sr.subgroup_id\n"
+			 "\tcvt.u64.u32 r22, r20\n"
+			 "\tshl.u64 r22, r22, 3\n"
+			 "\tmov.u64 r16, 0x%llx\n"
+			 "\tadd.u64 r16, r16, r22\n"
+			 "\tld.global.u64 r24, [r16+0]\n"
+			 "\tld.global.u32 r65, [r24+0]\n"
+			 "\tend\n",
+			 (unsigned long long)src, loads[l], (unsigned long long)out,
+			 (unsigned long long)(pt_va + pte_off),
+			 (unsigned long long)new_pte, (unsigned long long)evict_at);
+		if (!load_bare(code_src))
+			return;
+		both(&d, loads[l]);
+		/* Sub-groups 0 and 1 read A, every later one B (the scenario took place). */
+		CHECK_EQ(((uint32_t *)o[0])[15], 0xa000000fu);
+		CHECK_EQ(((uint32_t *)o[0])[16], 0xb0000010u);
+		CHECK_EQ(((uint32_t *)o[0])[63], 0xb000003fu);
+		for (unsigned k = 0; k < 2; k++)
+			*env_pte(e[k], src, 3) = old_pte;
+	}
 }
 
 /*
@@ -1568,6 +1674,7 @@ static void t_optimizing_tier(void)
 	t_known_lanes();
 	t_known_local();
 	t_picked_local();
+	t_kept_pages();
 	weft_model_jit_stats(jit->m, &st);
 	printf("    optimized %llu of %llu kernels in %.1f ms\n", (unsigned long long)st.optimized,
 	       (unsigned long long)st.translated, st.translate_ns / 1e6);
@@ -1772,6 +1879,8 @@ int main(void)
 	      t_fault_mid_lane);
 	h_run("jit: addresses known as functions of the lane: ids in rows, pointers, tails, ids that wrap",
 	      t_known_lanes);
+	h_run("jit: a run's access sites forget the pages they kept when the TLB may change",
+	      t_kept_pages);
 	h_run("jit: SLM addresses known as functions of the lane: vector, uniform, past the end, wrapping",
 	      t_known_local);
 	h_run("jit: SLM loads at a selected known or uniform address: none, some or all lanes, bounds, wrapping",
