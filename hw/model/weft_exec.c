@@ -58,6 +58,10 @@ struct weft_job {
 	unsigned slot;			/* its queue */
 	uint64_t id;
 	uint64_t ngroups[3], total, watchdog;
+	/* The size of every work-group but the last along a dimension whose
+	 * global size the local size does not divide (partial_dims). */
+	uint32_t whole_items, whole_subs;
+	unsigned partial_dims;
 	/* Each on its own cache line: the cores add to next and insts while
 	 * they poll abort at every work-group. */
 	_Alignas(64) _Atomic uint64_t next;
@@ -1930,6 +1934,14 @@ int weft_jit_next_at_bar(struct weft_jit_ctx *x)
 	return 1;
 }
 
+static bool group_is_whole(const struct weft_job *j, const uint32_t gid[3])
+{
+	for (int i = 0; i < 3; i++)
+		if ((j->partial_dims & 1u << i) && gid[i] == j->ngroups[i] - 1)
+			return false;
+	return true;
+}
+
 /*
  * A work-group: its sub-groups run as coroutines on this host thread,
  * round-robin.  A turn ends when the sub-group ends, reaches a barrier or
@@ -1945,15 +1957,21 @@ static int run_group(struct weft_worker *w)
 	const struct weft_dispatch_params *dp = p->dp;
 	struct sg_ctx *c = &w->ctx;
 
-	c->nitems = 1;
-	for (int i = 0; i < 3; i++) {
-		uint64_t start = (uint64_t)c->gid[i] * dp->lsize[i];
+	if (group_is_whole(p, c->gid)) {
+		memcpy(c->lsz, dp->lsize, sizeof(c->lsz));
+		c->nitems = p->whole_items;
+		c->nsub = p->whole_subs;
+	} else {
+		c->nitems = 1;
+		for (int i = 0; i < 3; i++) {
+			uint64_t start = (uint64_t)c->gid[i] * dp->lsize[i];
 
-		c->lsz[i] = dp->gsize[i] - start < dp->lsize[i] ? (uint32_t)(dp->gsize[i] - start)
-							       : dp->lsize[i];
-		c->nitems *= c->lsz[i];
+			c->lsz[i] = dp->gsize[i] - start < dp->lsize[i] ? (uint32_t)(dp->gsize[i] - start)
+								       : dp->lsize[i];
+			c->nitems *= c->lsz[i];
+		}
+		c->nsub = (c->nitems + dp->simd - 1) / dp->simd;
 	}
-	c->nsub = (c->nitems + dp->simd - 1) / dp->simd;
 	w->M_simd = 0;	/* the interpreter and errors leave M unknown */
 	for (unsigned k = 0; k < c->nsub; k++) {
 		w->sgs[k].slot = -1;
@@ -2160,7 +2178,9 @@ static void run_some(struct weft_worker *w, struct weft_job *j)
 	 * The pick's work-groups are claimed at once (next may pass total).
 	 * While this dispatch is the only one running, the choice of a queue
 	 * after them would pick it again: the core claims the next ones
-	 * without it, until another dispatch starts.
+	 * without it, until another dispatch starts.  The claim itself finds
+	 * the dispatch exhausted: reading next again would cost each pick a
+	 * second transfer of the cache line the other cores write.
 	 */
 	do {
 		uint64_t g = atomic_fetch_add(&j->next, GROUPS_PER_PICK);
@@ -2177,7 +2197,7 @@ static void run_some(struct weft_worker *w, struct weft_job *j)
 			next_group_ids(j, w->ctx.gid);
 		}
 	} while (atomic_load_explicit(&w->pool->running, memory_order_relaxed) == 1 &&
-		 !job_exhausted(j));
+		 !atomic_load(&j->abort));
 stop:
 	fence_streams(w);
 	account(j, w->pending);
@@ -2291,11 +2311,16 @@ void weft_pool_dispatch(struct weft_pool *p, unsigned slot, const struct weft_di
 			      .watchdog = watchdog };
 	bool aborted = false;
 
+	j.whole_items = 1;
 	for (int i = 0; i < 3; i++) {
 		j.ngroups[i] = ((uint64_t)dp->gsize[i] + dp->lsize[i] - 1) / dp->lsize[i];
 		if (__builtin_mul_overflow(j.total, j.ngroups[i], &j.total))
 			j.total = UINT64_MAX;
+		if (dp->gsize[i] % dp->lsize[i])
+			j.partial_dims |= 1u << i;
+		j.whole_items *= dp->lsize[i];
 	}
+	j.whole_subs = (j.whole_items + dp->simd - 1) / dp->simd;
 	atomic_init(&j.next, 0);
 	atomic_init(&j.insts, 0);
 	atomic_init(&j.abort, 0);
