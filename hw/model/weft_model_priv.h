@@ -30,7 +30,7 @@ struct weft_fault {
 	uint32_t info;		/* access | WEFT_FAULT_PERMISSION */
 };
 
-#define WEFT_TLB_BITS 11
+#define WEFT_TLB_BITS 14
 #define WEFT_TLB_SIZE (1u << WEFT_TLB_BITS)
 #define WEFT_PWC_BITS 9
 #define WEFT_PWC_SIZE (1u << WEFT_PWC_BITS)
