@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #ifndef KERNEL_DIR
 #define KERNEL_DIR "bench/opencl"
@@ -46,6 +47,36 @@ static double now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/*
+ * CPU time others took while the timed runs ran: the machine's busy time
+ * (hypervisor steal included) less this process's.  Both devices run on
+ * the same CPUs, so a busy machine slows them both and their ratio little,
+ * but each one's GB/s much.
+ */
+static struct {
+	double others, available;
+} contention;
+
+/* Busy CPU seconds of the whole machine and of this process; false when /proc cannot tell. */
+static bool cpu_busy(double *machine, double *self)
+{
+	unsigned long long user, nice, sys, idle, iowait, irq, softirq, steal;
+	struct timespec ts;
+	FILE *f = fopen("/proc/stat", "r");
+	bool ok;
+
+	if (!f)
+		return false;
+	ok = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &user, &nice, &sys, &idle,
+		    &iowait, &irq, &softirq, &steal) == 8;
+	fclose(f);
+	if (!ok || clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts))
+		return false;
+	*machine = (double)(user + nice + sys + irq + softirq + steal) / sysconf(_SC_CLK_TCK);
+	*self = ts.tv_sec + ts.tv_nsec * 1e-9;
+	return true;
 }
 
 static void *xmalloc(size_t bytes)
@@ -564,18 +595,24 @@ static bool zero_outputs(struct run *r, struct device *d, const struct job *j)
 /* One timed run; false (with r->na set) when the device refused it. */
 static bool run_once(struct run *r, struct device *d, const struct job *j, bool timed)
 {
-	double t;
+	double t, machine[2], self[2];
 	cl_int err;
+	bool busy;
 
 	if (j->zero_outputs && !zero_outputs(r, d, j)) {
 		snprintf(r->na, sizeof(r->na), "clEnqueueWriteBuffer failed");
 		return false;
 	}
+	busy = cpu_busy(&machine[0], &self[0]);
 	t = now();
 	err = clEnqueueNDRangeKernel(d->q, r->k, j->dims, NULL, j->gs, j->ls, 0, NULL, NULL);
 	if (err == CL_SUCCESS)
 		err = clFinish(d->q);
 	t = now() - t;
+	if (timed && busy && cpu_busy(&machine[1], &self[1])) {
+		contention.others += (machine[1] - machine[0]) - (self[1] - self[0]);
+		contention.available += t * sysconf(_SC_NPROCESSORS_ONLN);
+	}
 	if (err != CL_SUCCESS) {
 		snprintf(r->na, sizeof(r->na), "run failed: OpenCL error %d", err);
 		return false;
@@ -1028,6 +1065,11 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	print_table(data);
+	if (contention.available > 0)
+		printf("\nOther processes and the hypervisor held %.0f %% of the CPUs during the timed runs%s\n",
+		       (contention.others > 0 ? contention.others : 0) / contention.available * 100,
+		       contention.others > 0.1 * contention.available ?
+		       ": each device's GB/s is lower than on an idle machine" : "");
 	print_map_table(opt.sizes.elems * 4);
 	if (data)
 		fclose(data);
