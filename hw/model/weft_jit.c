@@ -407,6 +407,14 @@ struct gen {
 	uint8_t *leader;			/* word index starts a basic block */
 	LLVMBasicBlockRef *blk, start, dispatch, exit;
 	LLVMValueRef dispatch_phi, exit_phi;
+	/*
+	 * A whole next sub-group of a run (next_whole_sub_group()) goes on at
+	 * turn, past start's loads of the context, with what differs for it
+	 * as the incoming values of turn's phis (s, maskp, pcp, whole), and
+	 * straight to the entry block's variant for all lanes on (entry_full).
+	 */
+	LLVMBasicBlockRef turn, entry_full;
+	LLVMValueRef s, whole, pendingp, livep;
 	bool slow_path;				/* emitting a translated access's slow path */
 	bool full;				/* emitting a block's variant for all lanes on */
 	bool by_handlers;			/* emitting a block's variant of handler calls */
@@ -2970,21 +2978,39 @@ static LLVMValueRef field(struct gen *g, LLVMValueRef p, size_t off)
 }
 
 /*
+ * Before a whole next sub-group of the run, in the same slot: the rows
+ * written to the file but for those it overwrites at its start
+ * (entry_kills), which no one can read.  The rows stay unwritten for the
+ * other ways out of the block.
+ */
+static void flush_for_whole(struct gen *g)
+{
+	bool dirty[WEFT_NUM_REGS];
+
+	memcpy(dirty, g->dirty, sizeof(dirty));
+	for (unsigned r = 0; r < WEFT_NUM_REGS; r++)
+		g->dirty[r] &= !g->entry_kills[r];
+	flush(g, NULL, 0);
+	memcpy(g->dirty, dirty, sizeof(dirty));
+}
+
+/*
  * After end with every lane on: what weft_jit_next_sg() does when the
  * work-group's next sub-group has every lane on too, here without a call
- * (execution.rst, "A run of sub-groups"), then on to @whole; else the
- * builder is left where the call goes.  The next sub-group takes the slot
- * this one frees, so the context's file and private memory stay, and the
- * masks too (every lane on in both).
+ * (execution.rst, "A run of sub-groups"), then on to its turn at g->turn;
+ * else the builder is left where the call goes.  The next sub-group takes
+ * the slot this one frees, so the context's file and private memory stay,
+ * and the masks too (every lane on in both): of what start loads, only
+ * s, mask and pc differ, which turn's phis take from here.  Its count
+ * starts as the entry block's, which it enters in its variant for all
+ * lanes on.
  */
-static void next_whole_sub_group(struct gen *g, LLVMBasicBlockRef whole)
+static void next_whole_sub_group(struct gen *g)
 {
 	LLVMBasicBlockRef free_slot = new_block(g, "next_unstarted"), fast = new_block(g, "next_inline");
-	LLVMBasicBlockRef call = new_block(g, "next_call");
-	LLVMValueRef s = ctx_load(g, offsetof(struct weft_jit_ctx, s), g->ptr, "s");
-	LLVMValueRef next = field(g, s, sizeof(struct sg_state));
-	LLVMValueRef pendingp = ctx_load(g, offsetof(struct weft_jit_ctx, pending), g->ptr, "pendingp");
-	LLVMValueRef livep = ctx_load(g, offsetof(struct weft_jit_ctx, live), g->ptr, "livep");
+	LLVMBasicBlockRef call = new_block(g, "next_call"), from;
+	LLVMValueRef s = g->s, next = field(g, s, sizeof(struct sg_state));
+	LLVMValueRef pendingp = g->pendingp, livep = g->livep, maskp, pcp;
 	LLVMValueRef k = LLVMBuildAdd(g->b, LLVMBuildLoad2(g->b, g->i32, field(g, g->c, offsetof(struct sg_ctx, sg)), ""),
 				      c32(g, 1), "");
 	LLVMValueRef nitems = LLVMBuildZExt(g->b, LLVMBuildLoad2(g->b, g->i32, field(g, g->c,
@@ -3016,15 +3042,22 @@ static void next_whole_sub_group(struct gen *g, LLVMBasicBlockRef whole)
 	LLVMBuildStore(g->b, c32(g, g->NL == 32 ? ~0u : (1u << g->NL) - 1),
 		       field(g, next, offsetof(struct sg_state, mask)));
 	LLVMBuildStore(g->b, pending, pendingp);
-	LLVMBuildStore(g->b, c64(g, 0), g->countp);
+	/* What the entry block's count adds, which the way to entry_full passes. */
+	LLVMBuildStore(g->b, c64(g, block_rest(g, 0)), g->countp);
 	LLVMBuildStore(g->b, k, field(g, g->c, offsetof(struct sg_ctx, sg)));
 	LLVMBuildStore(g->b, LLVMConstInt(g->i8, 0, false), field(g, g->c, offsetof(struct sg_ctx, lid_valid)));
 	LLVMBuildStore(g->b, next, field(g, g->x, offsetof(struct weft_jit_ctx, s)));
-	LLVMBuildStore(g->b, field(g, next, offsetof(struct sg_state, mask)),
-		       field(g, g->x, offsetof(struct weft_jit_ctx, mask)));
-	LLVMBuildStore(g->b, field(g, next, offsetof(struct sg_state, pc)),
-		       field(g, g->x, offsetof(struct weft_jit_ctx, pc)));
-	LLVMBuildBr(g->b, whole);
+	maskp = field(g, next, offsetof(struct sg_state, mask));
+	pcp = field(g, next, offsetof(struct sg_state, pc));
+	LLVMBuildStore(g->b, maskp, field(g, g->x, offsetof(struct weft_jit_ctx, mask)));
+	LLVMBuildStore(g->b, pcp, field(g, g->x, offsetof(struct weft_jit_ctx, pc)));
+	flush_for_whole(g);
+	from = LLVMGetInsertBlock(g->b);
+	LLVMAddIncoming(g->s, &next, &from, 1);
+	LLVMAddIncoming(g->maskp, &maskp, &from, 1);
+	LLVMAddIncoming(g->pcp, &pcp, &from, 1);
+	LLVMAddIncoming(g->whole, (LLVMValueRef[]){ LLVMConstInt(g->i1, 1, false) }, &from, 1);
+	LLVMBuildBr(g->b, g->turn);
 	LLVMPositionBuilderAtEnd(g->b, call);
 }
 
@@ -3045,18 +3078,15 @@ static void next_sub_group(struct gen *g)
 	bool dirty[WEFT_NUM_REGS];
 
 	if (g->full)
-		next_whole_sub_group(g, whole);
+		next_whole_sub_group(g);
 	more = call_c(g, fn_ty, (uintptr_t)weft_jit_next_sg, &g->x, 1, "");
 	sw = LLVMBuildSwitch(g->b, more, done, 2);
 	LLVMAddCase(sw, c32(g, 1), some);
 	LLVMAddCase(sw, c32(g, 2), whole);
 	memcpy(dirty, g->dirty, sizeof(dirty));
 	LLVMPositionBuilderAtEnd(g->b, whole);
-	for (unsigned r = 0; r < WEFT_NUM_REGS; r++)
-		g->dirty[r] &= !g->entry_kills[r];
-	flush(g, NULL, 0);
+	flush_for_whole(g);
 	LLVMBuildBr(g->b, g->start);
-	memcpy(g->dirty, dirty, sizeof(dirty));
 	LLVMPositionBuilderAtEnd(g->b, some);
 	flush(g, NULL, 0);
 	LLVMBuildBr(g->b, g->start);
@@ -3521,7 +3551,7 @@ static void emit_block(struct gen *g, unsigned first)
 	/* The turn's count, for the whole block at once: only a fault (which
 	 * ends the dispatch) leaves a block before its last instruction. */
 	unsigned n = block_rest(g, first), NL = g->NL, ids;
-	LLVMBasicBlockRef full = new_block(g, "full"), some = new_block(g, "some");
+	LLVMBasicBlockRef full = first ? new_block(g, "full") : g->entry_full, some = new_block(g, "some");
 	LLVMValueRef cnt, mask;
 
 	g->written_now = g->written_before[first];
@@ -3562,7 +3592,7 @@ static bool build(struct gen *g, const char *name)
 	const struct kernel *k = g->k;
 	LLVMTypeRef params[5] = { g->ptr, g->ptr, g->i64, g->i32, g->ptr };
 	LLVMBasicBlockRef entry, interp, started;
-	LLVMValueRef sw, pc0;
+	LLVMValueRef sw, pc0, maskp, pcp, s;
 
 	g->leader = calloc(k->nw, 1);
 	g->blk = calloc(k->nw, sizeof(*g->blk));
@@ -3583,6 +3613,8 @@ static bool build(struct gen *g, const char *name)
 	find_entry_kills(k, g->leader, g->entry_kills);
 	entry = new_block(g, "entry");
 	g->start = new_block(g, "start");
+	g->turn = new_block(g, "turn");
+	g->entry_full = new_block(g, "entry_full");
 	g->dispatch = new_block(g, "dispatch");
 	g->exit = new_block(g, "exit");
 	interp = new_block(g, "interpret");
@@ -3597,23 +3629,38 @@ static bool build(struct gen *g, const char *name)
 	g->lanes_tmp = LLVMBuildAlloca(g->b, LLVMArrayType(g->i64, WEFT_MAX_LANES), "lanes");
 	LLVMBuildBr(g->b, g->start);
 
-	/* A sub-group's turn starts here, also the next one's of a run (next_sub_group()). */
+	/* A sub-group's turn starts here, also the next one's of a run that weft_jit_next_sg() sets up. */
 	LLVMPositionBuilderAtEnd(g->b, g->start);
 	g->R = ctx_load(g, offsetof(struct weft_jit_ctx, R), g->ptr, "R");
 	g->Mp = ctx_load(g, offsetof(struct weft_jit_ctx, M), g->ptr, "Mp");
-	g->maskp = ctx_load(g, offsetof(struct weft_jit_ctx, mask), g->ptr, "maskp");
-	g->pcp = ctx_load(g, offsetof(struct weft_jit_ctx, pc), g->ptr, "pcp");
+	maskp = ctx_load(g, offsetof(struct weft_jit_ctx, mask), g->ptr, "maskp");
+	pcp = ctx_load(g, offsetof(struct weft_jit_ctx, pc), g->ptr, "pcp");
+	s = ctx_load(g, offsetof(struct weft_jit_ctx, s), g->ptr, "s");
 	g->base = ctx_load(g, offsetof(struct weft_jit_ctx, base), g->i64, "base");
 	g->mmu = ctx_load(g, offsetof(struct weft_jit_ctx, mmu), g->ptr, "mmu");
 	g->c = ctx_load(g, offsetof(struct weft_jit_ctx, c), g->ptr, "sg");
+	g->pendingp = ctx_load(g, offsetof(struct weft_jit_ctx, pending), g->ptr, "pendingp");
+	g->livep = ctx_load(g, offsetof(struct weft_jit_ctx, live), g->ptr, "livep");
 	g->countp = byte_ptr(g, g->x, c64(g, offsetof(struct weft_jit_ctx, count)));
+	pc0 = LLVMBuildLoad2(g->b, g->i64, pcp, "pc0");
+	LLVMBuildBr(g->b, g->turn);
+
+	/* Also a whole next sub-group's turn of a run (next_whole_sub_group()). */
+	LLVMPositionBuilderAtEnd(g->b, g->turn);
+	g->s = LLVMBuildPhi(g->b, g->ptr, "s");
+	g->maskp = LLVMBuildPhi(g->b, g->ptr, "maskp");
+	g->pcp = LLVMBuildPhi(g->b, g->ptr, "pcp");
+	g->whole = LLVMBuildPhi(g->b, g->i1, "whole");
+	LLVMAddIncoming(g->s, &s, &g->start, 1);
+	LLVMAddIncoming(g->maskp, &maskp, &g->start, 1);
+	LLVMAddIncoming(g->pcp, &pcp, &g->start, 1);
+	LLVMAddIncoming(g->whole, (LLVMValueRef[]){ LLVMConstInt(g->i1, 0, false) }, &g->start, 1);
 	/* Three divisions in a 2D work-group: 12 % of the stencil's time when
 	 * every block's row guard made them. */
 	if (g->row_variants)
 		g->origin_ok = sub_group_origin(g, g->origin);
-	pc0 = LLVMBuildLoad2(g->b, g->i64, g->pcp, "pc0");
 	started = LLVMGetInsertBlock(g->b);
-	LLVMBuildBr(g->b, g->dispatch);
+	LLVMBuildCondBr(g->b, g->whole, g->entry_full, g->dispatch);
 
 	/* A turn starts, or a jump whose target is only known at run time goes, here. */
 	LLVMPositionBuilderAtEnd(g->b, g->dispatch);

@@ -1189,6 +1189,41 @@ static void t_run_watchdog(void)
 }
 
 /*
+ * A whole next sub-group of a run enters the entry block past the turn's
+ * start with the entry block's count as its own (execution.rst, "A run of
+ * sub-groups"): a kernel that is one block of 24 instructions, each
+ * sub-group taking a ticket, in 131072 sub-groups, about 3.1 million
+ * instructions, past the watchdog's 2 million.  The watchdog must stop
+ * both models after the same ticket: a next sub-group whose instructions
+ * go uncounted runs the dispatch to its end.
+ */
+static void t_run_entry_count(void)
+{
+	char src[1024], *p = src;
+
+	p += sprintf(p, "\ts2r.u64 r0, sr.args\n"
+		     "\tld.global.u32 r20, [r0+0]\n"
+		     "\tadd.u32 r21, r20, 1\n"
+		     "\tst.global.u32 [r0+0], r21\n");
+	for (unsigned i = 0; i < 19; i++)
+		p += sprintf(p, "\tadd.u32 r22, r22, %u\n", i);
+	sprintf(p, "\tend\n");
+	if (!load_bare(src))
+		return;
+	for (unsigned si = 0; si < 3; si++) {
+		struct env_dispatch d = { code_va, args_va, 8u << si, { 131072u << (3 + si), 1, 1 },
+					  { 256, 1, 1 } };
+		char what[64];
+
+		args[0][0] = args[1][0] = 0;
+		snprintf(what, sizeof(what), "one block's sub-groups at simd %u", d.simd);
+		CHECK_EQ(both(&d, what), WEFT_QERR_WATCHDOG);
+		CHECK(args[1][0] != 0 && args[1][0] == args[0][0], "%s: tickets %llu interpreted, %llu translated",
+		      what, (unsigned long long)args[0][0], (unsigned long long)args[1][0]);
+	}
+}
+
+/*
  * Runs whose next sub-group has every lane on go on without a call
  * (execution.rst, "A run of sub-groups"): work-groups of up to 32
  * sub-groups, whole and partial, in 1 and 2 dimensions (rows narrower than
@@ -1869,6 +1904,8 @@ int main(void)
 	      t_run_watchdog);
 	h_run("jit: runs go on with whole sub-groups without a call: slots, ids, turns, partial, 2D",
 	      t_run_inline);
+	h_run("jit: a whole next sub-group of a run counts its entry block for the watchdog",
+	      t_run_entry_count);
 	h_run("jit: runs through barriers: masks, ended sub-groups, SLM, scratch, partial, 2D, watchdog",
 	      t_barrier_runs);
 	h_run("jit: global .v2/.v4 loads and stores, uniform and consecutive, crossing pages, masked",
