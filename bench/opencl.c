@@ -34,6 +34,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <pthread.h>
 
 #ifndef KERNEL_DIR
 #define KERNEL_DIR "bench/opencl"
@@ -77,6 +78,41 @@ static bool cpu_busy(double *machine, double *self)
 	*machine = (double)(user + nice + sys + irq + softirq + steal) / sysconf(_SC_CLK_TCK);
 	*self = ts.tv_sec + ts.tv_nsec * 1e-9;
 	return true;
+}
+
+static void *spin(void *arg)
+{
+	volatile uint64_t x = 0;
+
+	for (uint64_t i = 0; i < 50000000; i++)
+		x += i;
+	return arg;
+}
+
+/*
+ * How many CPUs at once the host gives this machine now: the same spin on
+ * every CPU at once against one alone.  A host that runs the virtual CPUs
+ * on fewer cores shows in neither steal time nor other processes.
+ */
+static double cpus_at_once(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	pthread_t th[64];
+	double one, all;
+	long k;
+
+	if (n < 2 || n > 64)
+		return n;
+	one = now();
+	spin(NULL);
+	one = now() - one;
+	all = now();
+	for (k = 0; k < n && !pthread_create(&th[k], NULL, spin, NULL); k++)
+		;
+	while (k--)
+		pthread_join(th[k], NULL);
+	all = now() - all;
+	return n * one / all > n ? n : n * one / all;
 }
 
 static void *xmalloc(size_t bytes)
@@ -940,6 +976,7 @@ static unsigned long number(const char *s, unsigned long multiple)
 int main(int argc, char **argv)
 {
 	unsigned passed = 0, failed = 0, wrong = 0;
+	double cpus_start = 0, cpus_end;
 	FILE *data = NULL;
 
 	for (int i = 1; i < argc; i++) {
@@ -992,8 +1029,10 @@ int main(int argc, char **argv)
 	printf("sizes: %zu elements (1D), %ux%u (2D), SGEMM %ux%u; %s\n", opt.sizes.elems,
 	       opt.sizes.side, opt.sizes.side, opt.sizes.gemm, opt.sizes.gemm,
 	       opt.quick ? "one run each" : "medians of the timed runs after a warm-up");
-	if (!opt.quick)
+	if (!opt.quick) {
 		printf("reps: %u\n", opt.reps);
+		cpus_start = cpus_at_once();
+	}
 	fflush(stdout);
 
 	for (size_t i = 0; i < NROWS; i++) {
@@ -1070,6 +1109,11 @@ int main(int argc, char **argv)
 		       (contention.others > 0 ? contention.others : 0) / contention.available * 100,
 		       contention.others > 0.1 * contention.available ?
 		       ": each device's GB/s is lower than on an idle machine" : "");
+	cpus_end = cpus_at_once();
+	printf("CPUs a spin loop got at once: %.2f at the start, %.2f at the end, of %ld%s\n", cpus_start,
+	       cpus_end, sysconf(_SC_NPROCESSORS_ONLN),
+	       cpus_start < 0.9 * sysconf(_SC_NPROCESSORS_ONLN) || cpus_end < 0.9 * sysconf(_SC_NPROCESSORS_ONLN) ?
+	       " (the host runs them on fewer cores: each device's GB/s is lower)" : "");
 	print_map_table(opt.sizes.elems * 4);
 	if (data)
 		fclose(data);
