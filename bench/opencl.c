@@ -90,16 +90,16 @@ static void *spin(void *arg)
 }
 
 /*
- * How many CPUs at once the host gives this machine now: the same spin on
- * every CPU at once against one alone.  A host that runs the virtual CPUs
- * on fewer cores shows in neither steal time nor other processes.
+ * How many of its @n CPUs at once the host gives this machine now: the same
+ * spin on every CPU at once against one alone.  A host that runs the virtual
+ * CPUs on fewer cores shows in neither steal time nor other processes.  -1
+ * if a spinning thread did not start.
  */
-static double cpus_at_once(void)
+static double cpus_at_once(long n)
 {
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
 	pthread_t th[64];
 	double one, all;
-	long k;
+	long k, started;
 
 	if (n < 2 || n > 64)
 		return n;
@@ -109,10 +109,24 @@ static double cpus_at_once(void)
 	all = now();
 	for (k = 0; k < n && !pthread_create(&th[k], NULL, spin, NULL); k++)
 		;
+	started = k;
 	while (k--)
 		pthread_join(th[k], NULL);
 	all = now() - all;
+	if (started < n)
+		return -1;
 	return n * one / all > n ? n : n * one / all;
+}
+
+static void print_cpus_at_once(double start, double end, long n)
+{
+	if (start < 0 || end < 0) {
+		printf("CPUs a spin loop got at once: unknown (a spinning thread did not start)\n");
+		return;
+	}
+	printf("CPUs a spin loop got at once: %.2f at the start, %.2f at the end, of %ld%s\n", start, end,
+	       n, start < 0.9 * n || end < 0.9 * n ?
+	       " (the host runs them on fewer cores: each device's GB/s is lower)" : "");
 }
 
 static void *xmalloc(size_t bytes)
@@ -976,7 +990,8 @@ static unsigned long number(const char *s, unsigned long multiple)
 int main(int argc, char **argv)
 {
 	unsigned passed = 0, failed = 0, wrong = 0;
-	double cpus_start = 0, cpus_end;
+	double cpus_start = 0;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	FILE *data = NULL;
 
 	for (int i = 1; i < argc; i++) {
@@ -1031,7 +1046,7 @@ int main(int argc, char **argv)
 	       opt.quick ? "one run each" : "medians of the timed runs after a warm-up");
 	if (!opt.quick) {
 		printf("reps: %u\n", opt.reps);
-		cpus_start = cpus_at_once();
+		cpus_start = cpus_at_once(cpus);
 	}
 	fflush(stdout);
 
@@ -1109,11 +1124,7 @@ int main(int argc, char **argv)
 		       (contention.others > 0 ? contention.others : 0) / contention.available * 100,
 		       contention.others > 0.1 * contention.available ?
 		       ": each device's GB/s is lower than on an idle machine" : "");
-	cpus_end = cpus_at_once();
-	printf("CPUs a spin loop got at once: %.2f at the start, %.2f at the end, of %ld%s\n", cpus_start,
-	       cpus_end, sysconf(_SC_NPROCESSORS_ONLN),
-	       cpus_start < 0.9 * sysconf(_SC_NPROCESSORS_ONLN) || cpus_end < 0.9 * sysconf(_SC_NPROCESSORS_ONLN) ?
-	       " (the host runs them on fewer cores: each device's GB/s is lower)" : "");
+	print_cpus_at_once(cpus_start, cpus_at_once(cpus), cpus);
 	print_map_table(opt.sizes.elems * 4);
 	if (data)
 		fclose(data);
