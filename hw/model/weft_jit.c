@@ -1588,10 +1588,20 @@ static LLVMValueRef broadcast(struct gen *g, LLVMValueRef v)
 				      LLVMConstNull(LLVMVectorType(g->i32, g->NL)), "");
 }
 
+/* weft_tlb_slot() of @vpn, an i64 or a <simd x i64>. */
+static LLVMValueRef tlb_slot(struct gen *g, LLVMValueRef vpn)
+{
+	bool vec = LLVMGetTypeKind(LLVMTypeOf(vpn)) == LLVMVectorTypeKind;
+	LLVMValueRef golden = c64(g, 0x9e3779b97f4a7c15ull), shift = c64(g, 64 - WEFT_TLB_BITS);
+
+	return LLVMBuildLShr(g->b, LLVMBuildMul(g->b, vpn, vec ? splat(g, golden) : golden, ""),
+			     vec ? splat(g, shift) : shift, "slot");
+}
+
 /*
- * The TLB entry of the page of @a0 looked up inline (hash_slot() of
- * weft_mmu.c): whether it hits (with write permission for a @store), as an
- * i1; *@vpn the page number, *@host the page's host address.
+ * The TLB entry of the page of @a0 looked up inline (weft_tlb_slot()):
+ * whether it hits (with write permission for a @store), as an i1; *@vpn the
+ * page number, *@host the page's host address.
  */
 static LLVMValueRef tlb_lookup(struct gen *g, LLVMValueRef a0, bool store, LLVMValueRef *vpn,
 			       LLVMValueRef *host)
@@ -1599,8 +1609,7 @@ static LLVMValueRef tlb_lookup(struct gen *g, LLVMValueRef a0, bool store, LLVMV
 	LLVMValueRef slot, e, hit;
 
 	*vpn = LLVMBuildLShr(g->b, a0, c64(g, WEFT_MMU_PAGE_SHIFT), "vpn");
-	slot = LLVMBuildLShr(g->b, LLVMBuildMul(g->b, *vpn, c64(g, 0x9e3779b97f4a7c15ull), ""),
-			     c64(g, 64 - WEFT_TLB_BITS), "");
+	slot = tlb_slot(g, *vpn);
 	e = byte_ptr(g, g->mmu, LLVMBuildAdd(g->b, c64(g, offsetof(struct weft_mmu, tlb)),
 					     LLVMBuildMul(g->b, slot, c64(g, sizeof(struct weft_tlb_entry)), ""), ""));
 	hit = LLVMBuildAnd(g->b,
@@ -1717,7 +1726,7 @@ static void tlb_fill(struct weft_mmu *mmu, const uint64_t *va, uint32_t mask)
 /* Whether the TLB of @mmu holds page @vpn (writable for a @store): the inline lookup's hit. */
 static const struct weft_tlb_entry *tlb_hit(const struct weft_mmu *mmu, uint64_t vpn, bool store)
 {
-	const struct weft_tlb_entry *e = &mmu->tlb[(vpn * 0x9e3779b97f4a7c15ull) >> (64 - WEFT_TLB_BITS)];
+	const struct weft_tlb_entry *e = &mmu->tlb[weft_tlb_slot(vpn)];
 
 	if (e->vpn != vpn || e->gen != mmu->gen || (store && !(e->pte & WEFT_PTE_WRITE)))
 		return NULL;
@@ -1836,9 +1845,7 @@ static LLVMValueRef lane_pages(struct gen *g, LLVMValueRef av, LLVMValueRef offs
 				      offsetof(struct weft_tlb_entry, pte) };
 
 	vpn = LLVMBuildLShr(g->b, av, splat(g, c64(g, WEFT_MMU_PAGE_SHIFT)), "");
-	slot = LLVMBuildLShr(g->b, LLVMBuildMul(g->b, vpn, splat(g, c64(g, 0x9e3779b97f4a7c15ull)), ""),
-			     splat(g, c64(g, 64 - WEFT_TLB_BITS)), "");
-	slot = LLVMBuildAdd(g->b, LLVMBuildMul(g->b, slot, splat(g, c64(g, sizeof(struct weft_tlb_entry))), ""),
+	slot = LLVMBuildAdd(g->b, LLVMBuildMul(g->b, tlb_slot(g, vpn), splat(g, c64(g, sizeof(struct weft_tlb_entry))), ""),
 			    splat(g, c64(g, offsetof(struct weft_mmu, tlb))), "");
 	e = LLVMBuildGEP2(g->b, g->i8, g->mmu, &slot, 1, "");
 	for (unsigned k = 0; k < (store ? 4u : 3u); k++) {
@@ -1881,7 +1888,7 @@ static void uniform_load(struct gen *g, const struct weft_inst *in, LLVMValueRef
 
 /*
  * ld/st.global (and .v2, .v4) of 32/64-bit elements: the first active
- * lane's page looked up in the TLB inline (hash_slot() of weft_mmu.c), a
+ * lane's page looked up in the TLB inline (weft_tlb_slot()), a
  * hit (with write permission for a store) when the page is mapped and
  * translated before.  On a hit:
  * - an access by every lane at consecutive addresses inside the page (a

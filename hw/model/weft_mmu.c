@@ -32,15 +32,10 @@ static uint8_t *fault(struct weft_fault *f, uint64_t va, enum weft_access acc, b
 	return NULL;
 }
 
-/*
- * TLB and page-walk cache slots by Fibonacci hashing of the page (region)
- * number: buffers allocated a power of two apart, walked in the same pattern
- * (a transpose's source and destination rows), would otherwise share their
- * slots and evict each other at every access.
- */
-static inline unsigned hash_slot(uint64_t n, unsigned bits)
+/* Page-walk cache slots as weft_tlb_slot() (weft_model_priv.h) for the same reason. */
+static inline unsigned pwc_slot(uint64_t region)
 {
-	return (unsigned)((n * 0x9e3779b97f4a7c15ull) >> (64 - bits));
+	return (unsigned)((region * 0x9e3779b97f4a7c15ull) >> (64 - WEFT_PWC_BITS));
 }
 
 /* The size of the page a level-2 WEFT_PTE_HUGE entry maps: 2 MiB. */
@@ -56,7 +51,7 @@ static inline unsigned hash_slot(uint64_t n, unsigned bits)
 static struct weft_pwc_entry *walk_region(struct weft_mmu *mmu, uint64_t va)
 {
 	uint64_t region = va >> (WEFT_MMU_PAGE_SHIFT + WEFT_MMU_LEVEL_BITS);
-	struct weft_pwc_entry *c = &mmu->pwc[hash_slot(region, WEFT_PWC_BITS)];
+	struct weft_pwc_entry *c = &mmu->pwc[pwc_slot(region)];
 	uint64_t table = mmu->root & WEFT_PTE_ADDR_MASK, pte = 0;
 	uint8_t *t;
 
@@ -94,40 +89,68 @@ static struct weft_pwc_entry *walk_region(struct weft_mmu *mmu, uint64_t va)
 	return c;
 }
 
+/*
+ * The host address and entry of page @vpn of the region @c walked to, or
+ * NULL if the level-3 entry is not present or points outside guest memory.
+ */
+static uint8_t *page_of(struct weft_mmu *mmu, const struct weft_pwc_entry *c, uint64_t vpn,
+			uint64_t *pte)
+{
+	unsigned idx = vpn & (WEFT_MMU_ENTRIES - 1);
+
+	if (c->huge) {
+		/* The 4 KiB part of the 2 MiB page (in guest memory as a whole). */
+		*pte = c->huge;
+		return c->table + ((uint64_t)idx << WEFT_MMU_PAGE_SHIFT);
+	}
+	*pte = __atomic_load_n((uint64_t *)c->table + idx, __ATOMIC_ACQUIRE);
+	if (!(*pte & WEFT_PTE_VALID))
+		return NULL;
+	return weft_gpa(mmu->mem, mmu->mem_size, *pte & WEFT_PTE_ADDR_MASK, WEFT_MMU_PAGE_SIZE);
+}
+
+static bool tlb_holds(const struct weft_mmu *mmu, uint64_t vpn)
+{
+	const struct weft_tlb_entry *e = &mmu->tlb[weft_tlb_slot(vpn)];
+
+	return e->gen == mmu->gen && e->vpn == vpn;
+}
+
 uint8_t *weft_mmu_translate(struct weft_mmu *mmu, uint64_t va, enum weft_access acc,
 			    struct weft_fault *f)
 {
 	uint64_t vpn = va >> WEFT_MMU_PAGE_SHIFT;
-	struct weft_tlb_entry *e = &mmu->tlb[hash_slot(vpn, WEFT_TLB_BITS)];
+	struct weft_tlb_entry *e = &mmu->tlb[weft_tlb_slot(vpn)];
 	struct weft_pwc_entry *c;
-	uint64_t pte;
-	uint8_t *page;
 
 	if (e->gen != mmu->gen || e->vpn != vpn) {
+		struct weft_tlb_entry missed = { .vpn = vpn, .gen = mmu->gen };
+
 		if (va >> WEFT_MMU_VA_BITS)
 			return fault(f, va, acc, false);
 		c = walk_region(mmu, va);
-		if (!c)
+		if (!c || !(missed.host = page_of(mmu, c, vpn, &missed.pte)))
 			return fault(f, va, acc, false);
-		if (c->huge) {
-			/* The 4 KiB part of the 2 MiB page (in guest memory as a whole). */
-			pte = c->huge;
-			page = c->table + ((vpn & (WEFT_MMU_ENTRIES - 1)) << WEFT_MMU_PAGE_SHIFT);
-		} else {
-			uint64_t *l3 = (uint64_t *)c->table + (vpn & (WEFT_MMU_ENTRIES - 1));
+		/*
+		 * A stream (one of the two pages below is in the TLB: two
+		 * cores may take turns at its pages, as they do at copy int's,
+		 * a page per claim of four work-groups) walks on: its pages up
+		 * to the end of the aligned run of WEFT_TLB_RUN are translated
+		 * now, from the same level-3 table, so a stream misses once per
+		 * run.  The manual lets the TLB hold any translation of the
+		 * batch's tables: a change to them need not be seen before the
+		 * next batch.
+		 */
+		if (tlb_holds(mmu, vpn - 1) || tlb_holds(mmu, vpn - 2)) {
+			for (uint64_t n = vpn + 1; n & (WEFT_TLB_RUN - 1); n++) {
+				struct weft_tlb_entry ahead = { .vpn = n, .gen = mmu->gen };
 
-			pte = __atomic_load_n(l3, __ATOMIC_ACQUIRE);
-			if (!(pte & WEFT_PTE_VALID))
-				return fault(f, va, acc, false);
-			page = weft_gpa(mmu->mem, mmu->mem_size, pte & WEFT_PTE_ADDR_MASK,
-					WEFT_MMU_PAGE_SIZE);
-			if (!page)
-				return fault(f, va, acc, false);
+				ahead.host = page_of(mmu, c, n, &ahead.pte);
+				if (ahead.host)
+					mmu->tlb[weft_tlb_slot(n)] = ahead;
+			}
 		}
-		e->vpn = vpn;
-		e->gen = mmu->gen;
-		e->host = page;
-		e->pte = pte;
+		*e = missed;
 	}
 	if ((acc == WEFT_ACC_WRITE && !(e->pte & WEFT_PTE_WRITE)) ||
 	    (acc == WEFT_ACC_EXEC && !(e->pte & WEFT_PTE_EXEC)))

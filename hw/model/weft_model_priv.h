@@ -32,6 +32,8 @@ struct weft_fault {
 
 #define WEFT_TLB_BITS 14
 #define WEFT_TLB_SIZE (1u << WEFT_TLB_BITS)
+/* The pages a stream's TLB miss translates at once, the one missed among them. */
+#define WEFT_TLB_RUN 16
 #define WEFT_PWC_BITS 9
 #define WEFT_PWC_SIZE (1u << WEFT_PWC_BITS)
 
@@ -53,6 +55,17 @@ struct weft_pwc_entry {
 	uint8_t *table;		/* host address of the level-3 table, or of the 2 MiB page */
 	uint64_t huge;		/* 0, or the level-2 entry mapping the 2 MiB page */
 };
+
+/*
+ * The TLB slot of page @vpn, by Fibonacci hashing: buffers allocated a power
+ * of two apart, walked in the same pattern (a transpose's source and
+ * destination rows), would otherwise share their slots and evict each other
+ * at every access.
+ */
+static inline unsigned weft_tlb_slot(uint64_t vpn)
+{
+	return (unsigned)((vpn * 0x9e3779b97f4a7c15ull) >> (64 - WEFT_TLB_BITS));
+}
 
 /* An MMU context: one VM root plus a private TLB (one per thread). */
 struct weft_mmu {

@@ -1545,12 +1545,6 @@ static void t_out_of_memory(void)
 	CHECK(calls >= 14, "only %u callocs and reallocs in a translation", calls);
 }
 
-/* The slot of page @vpn in the model's TLB (hash_slot() of weft_mmu.c). */
-static unsigned tlb_slot(uint64_t vpn)
-{
-	return (unsigned)((vpn * 0x9e3779b97f4a7c15ull) >> (64 - WEFT_TLB_BITS));
-}
-
 /*
  * The page an access site of a run keeps (execution.rst, "Known lanes")
  * is forgotten when the TLB may change: each sub-group of a run loads its
@@ -1588,7 +1582,7 @@ static void t_kept_pages(void)
 		new_pte = (old_pte & ~WEFT_PTE_ADDR_MASK) | ((old_pte & WEFT_PTE_ADDR_MASK) + WEFT_MMU_PAGE_SIZE);
 		env_map(e[k], va, table_gpa, WEFT_MMU_PAGE_SIZE, WEFT_PTE_VALID | WEFT_PTE_WRITE);
 		ev = va + 0x10000;
-		while (tlb_slot(ev >> WEFT_MMU_PAGE_SHIFT) != tlb_slot(src >> WEFT_MMU_PAGE_SHIFT))
+		while (weft_tlb_slot(ev >> WEFT_MMU_PAGE_SHIFT) != weft_tlb_slot(src >> WEFT_MMU_PAGE_SHIFT))
 			ev += WEFT_MMU_PAGE_SIZE;
 		env_map(e[k], ev, table_gpa, WEFT_MMU_PAGE_SIZE, WEFT_PTE_VALID);
 		e[k]->next_va = ev + 0x10000;
@@ -1599,7 +1593,7 @@ static void t_kept_pages(void)
 		for (unsigned sg = 0; sg < 8; sg++)
 			((uint64_t *)o[k])[256 + sg] = sg ? ev : out;
 	}
-	CHECK(tlb_slot(out >> WEFT_MMU_PAGE_SHIFT) != tlb_slot(src >> WEFT_MMU_PAGE_SHIFT),
+	CHECK(weft_tlb_slot(out >> WEFT_MMU_PAGE_SHIFT) != weft_tlb_slot(src >> WEFT_MMU_PAGE_SHIFT),
 	      "the output's TLB slot is A's");
 	for (unsigned l = 0; l < 2; l++) {
 		snprintf(code_src, sizeof(code_src),

@@ -14,6 +14,7 @@
 #include "harness.h"
 #include "modelenv.h"
 #include "weft_isa.h"
+#include "weft_model_priv.h"
 
 static struct env *E;
 
@@ -657,6 +658,71 @@ static void t_mmu_forms(void)
 	}
 	/* The other queues were never disturbed. */
 	CHECK_EQ(mmu_run(e, args_va, "nop", 8, 0), 0);
+}
+
+static bool tlb_holds(const struct weft_mmu *mmu, uint64_t vpn, const void *host)
+{
+	const struct weft_tlb_entry *t = &mmu->tlb[weft_tlb_slot(vpn)];
+
+	return t->gen == mmu->gen && t->vpn == vpn && t->host == host;
+}
+
+/*
+ * A stream's TLB miss translates the rest of its run of WEFT_TLB_RUN pages
+ * (weft_mmu.c).  The run's first page misses alone (the page below is not
+ * in the TLB); the second one's miss puts each later page of the run in
+ * the TLB with its own translation, except a page not mapped, which still
+ * faults, and a read-only page still refuses a write.  In a second run the
+ * stream takes every other page (another core takes the rest): the miss
+ * of its third page fills the rest of the run, not the second page.
+ */
+static void t_mmu_stream(void)
+{
+	enum { HOLE = 9, READ_ONLY = 12, SECOND = 2 * WEFT_TLB_RUN };
+	struct env *e = fresh(0);
+	struct weft_mmu *mmu = calloc(1, sizeof(*mmu));
+	uint64_t va = 0x500000000000ull, vpn = va >> WEFT_MMU_PAGE_SHIFT, gpa[3 * WEFT_TLB_RUN];
+	struct weft_fault f = { 0 };
+
+	if (!mmu) {
+		CHECK(0, "no memory for an MMU");
+		return;
+	}
+	for (unsigned i = 0; i < 3 * WEFT_TLB_RUN; i++) {
+		gpa[i] = env_alloc(e, WEFT_MMU_PAGE_SIZE);
+		if (i != HOLE)
+			env_map(e, va + i * WEFT_MMU_PAGE_SIZE, gpa[i], WEFT_MMU_PAGE_SIZE,
+				WEFT_PTE_VALID | (i == READ_ONLY ? 0 : WEFT_PTE_WRITE));
+		for (unsigned j = 0; j < i; j++)
+			CHECK(weft_tlb_slot(vpn + i) != weft_tlb_slot(vpn + j),
+			      "pages %u and %u share a TLB slot", i, j);
+	}
+	weft_mmu_init(mmu, e->mem, e->mem_size, e->root);
+	for (unsigned i = SECOND; i < SECOND + 3; i += 2)
+		CHECK(weft_mmu_translate(mmu, va + i * WEFT_MMU_PAGE_SIZE, WEFT_ACC_READ, &f) ==
+		      env_host(e, gpa[i]), "page %u translated elsewhere", i);
+	for (unsigned i = SECOND + 1; i < SECOND + WEFT_TLB_RUN; i++)
+		CHECK(tlb_holds(mmu, vpn + i, env_host(e, gpa[i])) == (i != SECOND + 1),
+		      "page %u %s the TLB after page %u's miss", i, i == SECOND + 1 ? "in" : "not in",
+		      SECOND + 2);
+	CHECK(weft_mmu_translate(mmu, va + 8, WEFT_ACC_READ, &f) == (uint8_t *)env_host(e, gpa[0]) + 8,
+	      "page 0 translated elsewhere");
+	for (unsigned i = 1; i < WEFT_TLB_RUN; i++)
+		CHECK(!tlb_holds(mmu, vpn + i, env_host(e, gpa[i])), "page %u in the TLB after page 0's miss",
+		      i);
+	CHECK(weft_mmu_translate(mmu, va + WEFT_MMU_PAGE_SIZE + 100, WEFT_ACC_WRITE, &f) ==
+	      (uint8_t *)env_host(e, gpa[1]) + 100, "page 1 translated elsewhere");
+	for (unsigned i = 2; i < WEFT_TLB_RUN; i++)
+		CHECK(tlb_holds(mmu, vpn + i, env_host(e, gpa[i])) == (i != HOLE),
+		      "page %u %s the TLB after page 1's miss", i, i == HOLE ? "in" : "not in");
+	CHECK(!weft_mmu_translate(mmu, va + HOLE * WEFT_MMU_PAGE_SIZE, WEFT_ACC_READ, &f) &&
+	      f.va == va + HOLE * WEFT_MMU_PAGE_SIZE &&
+	      f.info == (WEFT_ACC_READ | WEFT_FAULT_NOT_PRESENT), "the unmapped page: info 0x%x", f.info);
+	CHECK(!weft_mmu_translate(mmu, va + READ_ONLY * WEFT_MMU_PAGE_SIZE, WEFT_ACC_WRITE, &f) &&
+	      f.info == (WEFT_ACC_WRITE | WEFT_FAULT_PERMISSION), "the read-only page: info 0x%x", f.info);
+	CHECK(weft_mmu_translate(mmu, va + READ_ONLY * WEFT_MMU_PAGE_SIZE, WEFT_ACC_READ, &f) ==
+	      env_host(e, gpa[READ_ONLY]), "the read-only page translated elsewhere");
+	free(mmu);
 }
 
 /*
@@ -1915,6 +1981,8 @@ int main(void)
 	      t_mmu_forms);
 	h_run("mmu: 2 MiB pages: every access kind at their ends and across them, permissions, "
 	      "misaligned, outside memory, HUGE at other levels", t_mmu_huge);
+	h_run("mmu: a stream's TLB miss translates the rest of its run, holes and permissions kept",
+	      t_mmu_stream);
 	h_run("reset: queue reset and DRIVER_READY=0 abort a running dispatch; queues run independently",
 	      t_reset_running_dispatch);
 	h_run("queues: priority, queue 0 gets the larger share, queue 3 still progresses",
