@@ -58,6 +58,7 @@ struct weft_job {
 	unsigned slot;			/* its queue */
 	uint64_t id;
 	uint64_t ngroups[3], total, watchdog;
+	uint64_t alone_claim;		/* work-groups a core claims while it runs alone */
 	/* The size of every work-group but the last along a dimension whose
 	 * global size the local size does not divide (partial_dims). */
 	uint32_t whole_items, whole_subs;
@@ -2047,7 +2048,9 @@ static void next_group_ids(const struct weft_job *j, uint32_t gid[3])
 	}
 }
 
-#define GROUPS_PER_PICK	4	/* work-groups claimed at a time */
+#define GROUPS_PER_PICK	4	/* work-groups claimed at a time while dispatches share the cores */
+#define MAX_ALONE_CLAIM	256	/* ... at most while a dispatch runs alone */
+#define CLAIMS_PER_CORE	64	/* ... at least, by each core, of a dispatch running alone */
 
 static bool job_exhausted(struct weft_job *j)
 {
@@ -2178,13 +2181,16 @@ static void run_some(struct weft_worker *w, struct weft_job *j)
 	 * The pick's work-groups are claimed at once (next may pass total).
 	 * While this dispatch is the only one running, the choice of a queue
 	 * after them would pick it again: the core claims the next ones
-	 * without it, until another dispatch starts.  The claim itself finds
-	 * the dispatch exhausted: reading next again would cost each pick a
-	 * second transfer of the cache line the other cores write.
+	 * without it, until another dispatch starts, and in larger runs
+	 * (alone_claim).  The claim itself finds the dispatch exhausted:
+	 * reading next again would cost each pick a second transfer of the
+	 * cache line the other cores write.
 	 */
 	do {
-		uint64_t g = atomic_fetch_add(&j->next, GROUPS_PER_PICK);
-		uint64_t end = g + GROUPS_PER_PICK;
+		uint64_t n = atomic_load_explicit(&w->pool->running, memory_order_relaxed) == 1 ?
+			     j->alone_claim : GROUPS_PER_PICK;
+		uint64_t g = atomic_fetch_add(&j->next, n);
+		uint64_t end = g + n;
 
 		if (end > j->total || end < g)
 			end = j->total;
@@ -2321,6 +2327,18 @@ void weft_pool_dispatch(struct weft_pool *p, unsigned slot, const struct weft_di
 		j.whole_items *= dp->lsize[i];
 	}
 	j.whole_subs = (j.whole_items + dp->simd - 1) / dp->simd;
+	/*
+	 * Cores that take turns at a few work-groups each slow each other
+	 * down, more than the second core gains (two of them copied an int
+	 * array slower than one, which ran them in turns): a dispatch
+	 * running alone is claimed in runs as long as each core still makes
+	 * CLAIMS_PER_CORE claims, so that they end close together.
+	 */
+	j.alone_claim = j.total / ((uint64_t)p->n * CLAIMS_PER_CORE);
+	if (j.alone_claim < GROUPS_PER_PICK)
+		j.alone_claim = GROUPS_PER_PICK;
+	if (j.alone_claim > MAX_ALONE_CLAIM)
+		j.alone_claim = MAX_ALONE_CLAIM;
 	atomic_init(&j.next, 0);
 	atomic_init(&j.insts, 0);
 	atomic_init(&j.abort, 0);

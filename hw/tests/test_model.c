@@ -1597,6 +1597,43 @@ static void t_queue_priority(void)
 	      in0);
 }
 
+#define ALONE_N	65536u	/* work-groups of a dispatch running alone */
+
+/*
+ * A dispatch running alone is claimed in runs of consecutive work-groups
+ * (execution.rst, "Work-groups on the model's host threads"): with two
+ * cores and 65536 work-groups, runs of 256.  Each work-group takes a
+ * ticket; inside a run one core takes them one after the other, so the
+ * tickets of consecutive work-groups can only descend where a run ends:
+ * at most 255 times (claims of 4 descend at about every other claim when
+ * the two cores run at once).
+ */
+static void t_alone_claims(void)
+{
+	struct env *e = fresh(0);
+	uint64_t *args;
+	uint32_t *counter, *tickets, descents = 0;
+	uint64_t args_va = env_buf(e, 4096, WEFT_PTE_VALID, (void **)&args);
+	uint64_t c_va = env_buf(e, 4096, WEFT_PTE_VALID | WEFT_PTE_WRITE, (void **)&counter);
+	uint64_t t_va = env_buf(e, ALONE_N * 4, WEFT_PTE_VALID | WEFT_PTE_WRITE, (void **)&tickets);
+	uint64_t code = env_code(e, "\ts2r.u64 r0, sr.args\n\tld.global.u64 r2, [r0+0]\n"
+				    "\tld.global.u64 r4, [r0+8]\n\ts2r.u32 r6, sr.group_id.x\n"
+				    "\tmov.u32 r7, 1\n\tatom.global.add.u32 r8, [r2], r7\n"
+				    "\tcvt.u64.u32 r10, r6\n\tshl.u64 r10, r10, 2\n\tadd.u64 r10, r4, r10\n"
+				    "\tst.global.u32 [r10+0], r8\n\tend\n");
+
+	args[0] = c_va;
+	args[1] = t_va;
+	prio_submit(e, 0, code, args_va, ALONE_N);
+	weft_model_wait_idle(e->m);
+	CHECK_EQ(env_qreg(e, 0, WEFT_Q_STATUS), WEFT_Q_STATUS_IDLE);
+	CHECK_EQ(*counter, ALONE_N);
+	for (uint32_t g = 1; g < ALONE_N; g++)
+		descents += tickets[g] < tickets[g - 1];
+	printf("    the tickets of consecutive work-groups descend %u times\n", descents);
+	CHECK(descents <= ALONE_N / 256 - 1, "%u descents: claimed in runs shorter than 256", descents);
+}
+
 /* A running device with a batch page, a semaphore page and a mark page. */
 struct sem_env {
 	struct env *e;
@@ -1987,6 +2024,8 @@ int main(void)
 	      t_reset_running_dispatch);
 	h_run("queues: priority, queue 0 gets the larger share, queue 3 still progresses",
 	      t_queue_priority);
+	h_run("queues: a dispatch running alone is claimed in runs of consecutive work-groups",
+	      t_alone_claims);
 	h_run("cs: SEM_WAIT, GE and EQ on 64-bit unsigned values, satisfied at once or later by the CPU",
 	      t_sem_wait);
 	h_run("cs: SEM_WAIT satisfied by other queues (WRITE_DATA, a kernel's store, FENCE); others run meanwhile",
