@@ -1726,11 +1726,9 @@ static void tlb_fill(struct weft_mmu *mmu, const uint64_t *va, uint32_t mask)
 /* Whether the TLB of @mmu holds page @vpn (writable for a @store): the inline lookup's hit. */
 static const struct weft_tlb_entry *tlb_hit(const struct weft_mmu *mmu, uint64_t vpn, bool store)
 {
-	const struct weft_tlb_entry *e = &mmu->tlb[weft_tlb_slot(vpn)];
+	const struct weft_tlb_entry *e = weft_tlb_holds(mmu, vpn);
 
-	if (e->vpn != vpn || e->gen != mmu->gen || (store && !(e->pte & WEFT_PTE_WRITE)))
-		return NULL;
-	return e;
+	return e && (!store || (e->pte & WEFT_PTE_WRITE)) ? e : NULL;
 }
 
 /*

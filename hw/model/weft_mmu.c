@@ -109,13 +109,6 @@ static uint8_t *page_of(struct weft_mmu *mmu, const struct weft_pwc_entry *c, ui
 	return weft_gpa(mmu->mem, mmu->mem_size, *pte & WEFT_PTE_ADDR_MASK, WEFT_MMU_PAGE_SIZE);
 }
 
-static bool tlb_holds(const struct weft_mmu *mmu, uint64_t vpn)
-{
-	const struct weft_tlb_entry *e = &mmu->tlb[weft_tlb_slot(vpn)];
-
-	return e->gen == mmu->gen && e->vpn == vpn;
-}
-
 uint8_t *weft_mmu_translate(struct weft_mmu *mmu, uint64_t va, enum weft_access acc,
 			    struct weft_fault *f)
 {
@@ -133,15 +126,16 @@ uint8_t *weft_mmu_translate(struct weft_mmu *mmu, uint64_t va, enum weft_access 
 			return fault(f, va, acc, false);
 		/*
 		 * A stream (one of the two pages below is in the TLB: two
-		 * cores may take turns at its pages, as they do at copy int's,
-		 * a page per claim of four work-groups) walks on: its pages up
-		 * to the end of the aligned run of WEFT_TLB_RUN are translated
+		 * cores may take turns at its pages, as at copy int's while
+		 * dispatches share the cores, a page per claim of four
+		 * work-groups) walks on: its pages up to the end of the
+		 * aligned run of WEFT_TLB_RUN are translated
 		 * now, from the same level-3 table, so a stream misses once per
 		 * run.  The manual lets the TLB hold any translation of the
 		 * batch's tables: a change to them need not be seen before the
 		 * next batch.
 		 */
-		if (tlb_holds(mmu, vpn - 1) || tlb_holds(mmu, vpn - 2)) {
+		if (weft_tlb_holds(mmu, vpn - 1) || weft_tlb_holds(mmu, vpn - 2)) {
 			for (uint64_t n = vpn + 1; n & (WEFT_TLB_RUN - 1); n++) {
 				struct weft_tlb_entry ahead = { .vpn = n, .gen = mmu->gen };
 

@@ -77,6 +77,14 @@ struct weft_mmu {
 	struct weft_pwc_entry pwc[WEFT_PWC_SIZE];
 };
 
+/* The TLB entry of page @vpn if the TLB of @mmu holds it, else NULL. */
+static inline const struct weft_tlb_entry *weft_tlb_holds(const struct weft_mmu *mmu, uint64_t vpn)
+{
+	const struct weft_tlb_entry *e = &mmu->tlb[weft_tlb_slot(vpn)];
+
+	return e->gen == mmu->gen && e->vpn == vpn ? e : NULL;
+}
+
 void weft_mmu_init(struct weft_mmu *mmu, uint8_t *mem, uint64_t mem_size, uint64_t root);
 /* Host pointer of @va, valid up to the end of its page; NULL and *f on a fault. */
 uint8_t *weft_mmu_translate(struct weft_mmu *mmu, uint64_t va, enum weft_access acc,

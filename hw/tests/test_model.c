@@ -660,11 +660,12 @@ static void t_mmu_forms(void)
 	CHECK_EQ(mmu_run(e, args_va, "nop", 8, 0), 0);
 }
 
+/* Whether the TLB of @mmu translates page @vpn to @host. */
 static bool tlb_holds(const struct weft_mmu *mmu, uint64_t vpn, const void *host)
 {
-	const struct weft_tlb_entry *t = &mmu->tlb[weft_tlb_slot(vpn)];
+	const struct weft_tlb_entry *t = weft_tlb_holds(mmu, vpn);
 
-	return t->gen == mmu->gen && t->vpn == vpn && t->host == host;
+	return t && t->host == host;
 }
 
 /*
