@@ -325,6 +325,19 @@ struct pick {
 	LLVMValueRef cond, u, step, other;
 };
 
+/*
+ * A 32-bit row that strided_load() filled, with every lane on, with its
+ * lanes' element @j of the vector @all it loaded (lane l's at l * @stride
+ * + j).  The row's vector is picked out of @all only where something reads
+ * it: a store of the same elements (a copy) then stores @all as it was
+ * loaded (interleave()), and the picks are left to the paths that store
+ * the row.  NULL all: not known.
+ */
+struct strand {
+	LLVMValueRef all;
+	unsigned j, stride;
+};
+
 /* What a row the entry block leaves known keeps of its struct lin (gen.after_entry). */
 struct kept {
 	LLVMValueRef step;	/* a constant; NULL: not known */
@@ -404,6 +417,7 @@ struct gen {
 	 * translation time (struct lin), NULL u: not known. */
 	struct lin lin[WEFT_NUM_REGS];
 	struct pick pick[WEFT_NUM_REGS];
+	struct strand strand[WEFT_NUM_REGS];
 	uint8_t *leader;			/* word index starts a basic block */
 	LLVMBasicBlockRef *blk, start, dispatch, exit;
 	LLVMValueRef dispatch_phi, exit_phi;
@@ -578,6 +592,17 @@ static const struct lin *lin32(const struct gen *g, unsigned r)
 	return g->lin[r].u && !g->lin[r].hi ? &g->lin[r] : NULL;
 }
 
+/* The row's vector of a struct strand: lane l's element of its vector. */
+static LLVMValueRef pick_strand(struct gen *g, const struct strand *st)
+{
+	LLVMValueRef idx[WEFT_MAX_LANES];
+
+	for (unsigned l = 0; l < g->NL; l++)
+		idx[l] = c32(g, l * st->stride + st->j);
+	return LLVMBuildShuffleVector(g->b, st->all, LLVMGetUndef(LLVMTypeOf(st->all)),
+				      LLVMConstVector(idx, g->NL), "");
+}
+
 static LLVMValueRef get(struct gen *g, unsigned r)
 {
 	if (!g->val[r] && g->lin[r].u) {
@@ -590,6 +615,8 @@ static LLVMValueRef get(struct gen *g, unsigned r)
 		return LLVMBuildTrunc(g->b, LLVMBuildLShr(g->b, affine(g, l->u, l->step, 64),
 							  splat(g, c64(g, 32)), ""), g->vi32, "");
 	}
+	if (!g->val[r] && g->strand[r].all)
+		return pick_strand(g, &g->strand[r]);
 	if (!g->val[r]) {
 		g->val[r] = LLVMBuildLoad2(g->b, g->vi32, row_ptr(g, r), "");
 		LLVMSetAlignment(g->val[r], 4);
@@ -606,6 +633,7 @@ static void changed(struct gen *g, unsigned r)
 	memset(g->contig[below], 0, sizeof(g->contig[below]));
 	memset(&g->lin[r], 0, sizeof(g->lin[r]));
 	memset(&g->pick[r], 0, sizeof(g->pick[r]));
+	memset(&g->strand[r], 0, sizeof(g->strand[r]));
 }
 
 static void set(struct gen *g, unsigned r, LLVMValueRef v)
@@ -652,6 +680,7 @@ static void block_start(struct gen *g, LLVMBasicBlockRef bb)
 	memset(g->wide, 0, sizeof(g->wide));
 	memset(g->lin, 0, sizeof(g->lin));
 	memset(g->pick, 0, sizeof(g->pick));
+	memset(g->strand, 0, sizeof(g->strand));
 	g->on = NULL;
 }
 
@@ -1279,6 +1308,7 @@ struct view {
 	LLVMValueRef wide[WEFT_NUM_REGS], wide_lo[WEFT_NUM_REGS], wide_hi[WEFT_NUM_REGS];
 	struct lin lin[WEFT_NUM_REGS];
 	struct pick pick[WEFT_NUM_REGS];
+	struct strand strand[WEFT_NUM_REGS];
 	bool dirty[WEFT_NUM_REGS];
 };
 
@@ -1292,6 +1322,7 @@ static void view_save(const struct gen *g, struct view *v)
 	memcpy(v->wide_hi, g->wide_hi, sizeof(v->wide_hi));
 	memcpy(v->lin, g->lin, sizeof(v->lin));
 	memcpy(v->pick, g->pick, sizeof(v->pick));
+	memcpy(v->strand, g->strand, sizeof(v->strand));
 	v->on = g->on;
 }
 
@@ -1305,6 +1336,7 @@ static void view_restore(struct gen *g, const struct view *v)
 	memcpy(g->wide_hi, v->wide_hi, sizeof(v->wide_hi));
 	memcpy(g->lin, v->lin, sizeof(v->lin));
 	memcpy(g->pick, v->pick, sizeof(v->pick));
+	memcpy(g->strand, v->strand, sizeof(v->strand));
 	g->on = v->on;
 }
 
@@ -1390,12 +1422,39 @@ static void set_elems(struct gen *g, unsigned d, LLVMValueRef v, unsigned bits, 
 		set_masked(g, d, LLVMBuildZExt(g->b, v, g->vi32, ""), on);
 }
 
+/*
+ * The vector of @vec * NL elements that @v[0..vec) were all picked out of
+ * by strided_load() as its lanes' elements 0..vec-1 in order, NULL when
+ * they were not: interleaving them again gives that vector back.
+ */
+static LLVMValueRef deinterleaved_from(struct gen *g, LLVMValueRef *v, unsigned vec)
+{
+	LLVMValueRef all = NULL;
+
+	for (unsigned j = 0; j < vec; j++) {
+		LLVMValueRef src;
+
+		if (!LLVMIsAShuffleVectorInst(v[j]))
+			return NULL;
+		src = LLVMGetOperand(v[j], 0);
+		if (j ? src != all : LLVMGetVectorSize(LLVMTypeOf(src)) != vec * g->NL)
+			return NULL;
+		all = src;
+		for (unsigned l = 0; l < g->NL; l++)
+			if (LLVMGetMaskValue(v[j], l) != (int)(l * vec + j))
+				return NULL;
+	}
+	return all;
+}
+
 /* The elements of @v[0..vec) lane-major: lane 0's, then lane 1's... (the interpreter's order). */
 static LLVMValueRef interleave(struct gen *g, LLVMValueRef *v, unsigned vec)
 {
-	LLVMValueRef idx[4 * WEFT_MAX_LANES], all;
+	LLVMValueRef idx[4 * WEFT_MAX_LANES], all = deinterleaved_from(g, v, vec);
 	unsigned NL = g->NL;
 
+	if (all)
+		return all;
 	for (unsigned k = 0; k < 2 * NL; k++)
 		idx[k] = c32(g, k);
 	all = LLVMBuildShuffleVector(g->b, v[0], v[1], LLVMConstVector(idx, 2 * NL), "");
@@ -1505,14 +1564,20 @@ static void strided_load(struct gen *g, const struct weft_inst *in, LLVMValueRef
 	LLVMSetAlignment(all, 1);
 	for (unsigned j = 0; j < vec; j++) {
 		LLVMValueRef v = all;
+		unsigned r = (in->d + j * er) % WEFT_NUM_REGS;
 
+		if (stride == vec && vec > 1 && bits == 32 && g->full) {
+			set(g, r, NULL);
+			g->strand[r] = (struct strand){ .all = all, .j = j, .stride = stride };
+			continue;
+		}
 		if (n != NL) {
 			for (unsigned l = 0; l < NL; l++)
 				idx[l] = c32(g, l * stride + j);
 			v = LLVMBuildShuffleVector(g->b, all, LLVMGetUndef(LLVMTypeOf(all)),
 						   LLVMConstVector(idx, NL), "");
 		}
-		set_elems(g, (in->d + j * er) % WEFT_NUM_REGS, v, bits, 'u', on);
+		set_elems(g, r, v, bits, 'u', on);
 	}
 }
 

@@ -286,8 +286,10 @@ static void run_1d(const uint32_t (*shapes)[2], unsigned n, const char *name)
  * Global vectors the translator moves whole: .v2/.v4 of 32- and 64-bit
  * elements from one address in every lane (kernel arguments), and at
  * consecutive addresses, each lane's vector right after the previous
- * lane's, loaded and stored; some sub-groups' vectors cross a page, and
- * masked lanes and partial sub-groups take the per-lane path.
+ * lane's, loaded and stored (a copy stores what it loaded as it is: not
+ * with one element changed, from the rows of two loads, or fewer of its
+ * elements); some sub-groups' vectors cross a page, and masked lanes and
+ * partial sub-groups take the per-lane path.
  */
 static void t_vectors(void)
 {
@@ -313,6 +315,14 @@ static void t_vectors(void)
 		"\tst.global.v2.u64 [r8+9300], r92\n"
 		"\tst.global.v4.u64 [r12+10400], r84\n"
 		"\tst.global.v2.u32 [r10+12500], r82\n"
+		"\tld.global.v4.u32 r104, [r8+3900]\n"
+		"\tadd.u32 r105, r105, 1\n"
+		"\tst.global.v4.u32 [r8+14000], r104\n"
+		"\tld.global.v4.u32 r108, [r8+3904]\n"
+		"\tld.global.v4.u32 r110, [r8+3920]\n"
+		"\tst.global.v4.u32 [r8+15000], r108\n"
+		"\tld.global.v4.u32 r114, [r8+3900]\n"
+		"\tst.global.v2.u32 [r10+15700], r115\n"
 		"\tand.u32 r3, r2, 1\n"
 		"\tif r3, even\n"
 		"\tst.global.v4.u32 [r8+13100], r74\n"
