@@ -383,6 +383,11 @@ struct tail {
 /* Instructions of a block that gets a row variant: a kernel's hot blocks are short,
  * and a long block's third copy costs more to compile than it saves. */
 #define ROW_VARIANT_INSTS	64
+/* Instructions of later blocks one block's variant for all lanes on may go on
+ * with (a trace, next_or_jump()), and all its traces together at most
+ * TRACE_SHARE times the kernel's (translation time grows with the copies). */
+#define TRACE_INSTS	64
+#define TRACE_SHARE	1
 
 /*
  * Registers live in the register file between basic blocks (of the Weft
@@ -469,6 +474,18 @@ struct gen {
 	bool speculate;
 	unsigned ntails, tail_insts;
 	struct tail tails[MAX_TAILS];
+	/*
+	 * A variant for all lanes on goes on with the blocks its constructs
+	 * lead to, as long as every lane is on (or to a block of a single if,
+	 * else or endif), with the rows it assigned still in host registers
+	 * (next_or_jump()): tracing while it does, deferred while the
+	 * construct ending its block leaves them unstored on that way.
+	 * trace_left: instructions the variant may still trace,
+	 * traced_left: the kernel's.  entry_note: the entry block's variant,
+	 * whose rows note_after_entry() takes at its end, not at its trace's.
+	 */
+	bool tracing, deferred, entry_note;
+	unsigned trace_left, traced_left, entry_note_ids;
 	/* page_lookup(): each site's last page (allocas: its page number,
 	 * UINT64_MAX when none, and its host address), and the calls of C code
 	 * after which every site forgets its page (forget_pages()). */
@@ -2883,15 +2900,117 @@ static void store_mask(struct gen *g, LLVMValueRef m)
 	LLVMSetAlignment(LLVMBuildStore(g->b, LLVMBuildSExt(g->b, on, g->vi32, ""), g->Mp), 4);
 }
 
-/* Goes on after instruction @i when @go, else jumps to @tgt (@static_idx as for jump()). */
-static void next_or_jump(struct gen *g, unsigned i, const struct weft_inst *in, LLVMValueRef go,
-			 LLVMValueRef tgt, int static_idx)
-{
-	LLVMBasicBlockRef jb = new_block(g, "no_lanes");
+static void emit_insts(struct gen *g, unsigned first);
+static unsigned block_ids(const struct gen *g, unsigned first);
+static void note_after_entry(struct gen *g, unsigned ids);
 
-	LLVMBuildCondBr(g->b, go, g->blk[i + in->nwords], jb);
+/* The rows the block assigned, stored on a way out of a trace: they stay unstored on the trace's way. */
+static void flush_leaving(struct gen *g)
+{
+	bool dirty[WEFT_NUM_REGS];
+
+	memcpy(dirty, g->dirty, sizeof(dirty));
+	flush(g, NULL, 0);
+	memcpy(g->dirty, dirty, sizeof(dirty));
+}
+
+/*
+ * Whether a trace may go on after instruction @i with the block at @first
+ * ahead: with every lane on if @full, else a block of a single construct.
+ */
+static bool can_trace(struct gen *g, unsigned i, unsigned first, bool full)
+{
+	const struct weft_inst *in;
+
+	if (first <= i || first >= g->k->nw || !g->leader[first] || !g->blk[first] ||
+	    block_rest(g, first) > g->trace_left)
+		return false;
+	in = &g->k->insts[first];
+	if (!full)
+		return in->op == WEFT_OP_IF || in->op == WEFT_OP_ELSE || in->op == WEFT_OP_ENDIF;
+	/* The row variant's guard tested the global ids in x only where its block read them. */
+	return !g->row || g->row_gid[0] || !(block_ids(g, first) & 8);
+}
+
+/*
+ * The trace goes on with the block at @first as emit_block() runs it,
+ * counted as there, with what the trace knows of the rows: @full, every
+ * lane is on; else the block is one if, else or endif.
+ */
+static void trace(struct gen *g, unsigned first, bool full)
+{
+	unsigned n = block_rest(g, first);
+	bool was_full = g->full;
+	LLVMValueRef cnt = LLVMBuildLoad2(g->b, g->i64, g->countp, "");
+
+	if (g->entry_note) {
+		note_after_entry(g, g->entry_note_ids);
+		g->entry_note = false;
+	}
+	LLVMBuildStore(g->b, LLVMBuildAdd(g->b, cnt, c64(g, n), ""), g->countp);
+	g->trace_left -= n;
+	g->traced_left -= n;
+	g->full = full;
+	g->on = NULL;
+	emit_insts(g, first);
+	g->full = was_full;
+}
+
+/*
+ * Goes on after instruction @i when @go, else jumps to @tgt (@static_idx as
+ * for jump()).  Deferred (a trace): the way on goes on with the next block
+ * itself when @mask_after (the construct's new mask) has every lane on, and
+ * the jump with its target when that is a single construct ahead; every
+ * other way stores the rows first.
+ */
+static void next_or_jump(struct gen *g, unsigned i, const struct weft_inst *in, LLVMValueRef go,
+			 LLVMValueRef mask_after, LLVMValueRef tgt, int static_idx)
+{
+	LLVMBasicBlockRef jb = new_block(g, "no_lanes"), nb, ib = NULL;
+	unsigned next = i + in->nwords, NL = g->NL;
+	bool deferred = g->deferred, on_next, on_jump;
+	struct view *v;
+
+	if (!deferred) {
+		LLVMBuildCondBr(g->b, go, g->blk[next], jb);
+		LLVMPositionBuilderAtEnd(g->b, jb);
+		jump(g, i, tgt, static_idx);
+		return;
+	}
+	nb = new_block(g, "next");
+	LLVMBuildCondBr(g->b, go, nb, jb);
+	v = malloc(sizeof(*v));
+	g->out_of_memory |= !v;
+	on_next = v && can_trace(g, i, next, true);
+	on_jump = v && static_idx >= 0 && can_trace(g, i, (unsigned)static_idx, false);
+	LLVMPositionBuilderAtEnd(g->b, nb);
+	if (on_next) {
+		ib = new_block(g, "trace");
+		nb = new_block(g, "untraced");
+		LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntEQ, mask_after,
+						    c32(g, NL == 32 ? ~0u : (1u << NL) - 1), ""), ib, nb);
+		LLVMPositionBuilderAtEnd(g->b, nb);
+	}
+	flush_leaving(g);
+	LLVMBuildBr(g->b, g->blk[next]);
+	if (v)
+		view_save(g, v);
+	if (on_next) {
+		LLVMPositionBuilderAtEnd(g->b, ib);
+		trace(g, next, true);
+		view_restore(g, v);
+	}
 	LLVMPositionBuilderAtEnd(g->b, jb);
-	jump(g, i, tgt, static_idx);
+	/* The jump is forward: it yields nowhere (jump()).  The trace of the
+	 * way on may have taken what the variant could trace. */
+	if (on_jump && can_trace(g, i, (unsigned)static_idx, false)) {
+		trace(g, (unsigned)static_idx, false);
+		view_restore(g, v);
+	} else {
+		flush_leaving(g);
+		jump(g, i, tgt, static_idx);
+	}
+	free(v);
 }
 
 /*
@@ -2967,7 +3086,8 @@ static void emit_structured(struct gen *g, unsigned i, const struct weft_inst *i
 		LLVMBuildStore(g->b, LLVMBuildAdd(g->b, sp, c32(g, 1), ""), spp);
 		if (!loop)
 			store_mask(g, x);
-		next_or_jump(g, i, in, LLVMBuildICmp(g->b, LLVMIntNE, loop ? mask : x, zero, ""), tgt, tgt_idx);
+		next_or_jump(g, i, in, LLVMBuildICmp(g->b, LLVMIntNE, loop ? mask : x, zero, ""), loop ? mask : x,
+			     tgt, tgt_idx);
 		break;
 	}
 	case WEFT_OP_ELSE:
@@ -2975,12 +3095,12 @@ static void emit_structured(struct gen *g, unsigned i, const struct weft_inst *i
 			       cf_field(g, st, top, offsetof(struct cf_entry, kind)));
 		LLVMBuildStore(g->b, tgt, cf_field(g, st, top, offsetof(struct cf_entry, target)));
 		store_mask(g, alt);
-		next_or_jump(g, i, in, LLVMBuildICmp(g->b, LLVMIntNE, alt, zero, ""), tgt, tgt_idx);
+		next_or_jump(g, i, in, LLVMBuildICmp(g->b, LLVMIntNE, alt, zero, ""), alt, tgt, tgt_idx);
 		break;
 	case WEFT_OP_ENDIF:
 		store_mask(g, saved);
 		LLVMBuildStore(g->b, top, spp);
-		next_or_jump(g, i, in, LLVMBuildICmp(g->b, LLVMIntNE, saved, zero, ""), outer, -1);
+		next_or_jump(g, i, in, LLVMBuildICmp(g->b, LLVMIntNE, saved, zero, ""), saved, outer, -1);
 		break;
 	default: {	/* endloop: again with the lanes still in it and those that continued, or out */
 		LLVMBasicBlockRef again = new_block(g, "again"), out = new_block(g, "out");
@@ -2995,7 +3115,7 @@ static void emit_structured(struct gen *g, unsigned i, const struct weft_inst *i
 		LLVMPositionBuilderAtEnd(g->b, out);
 		store_mask(g, saved);
 		LLVMBuildStore(g->b, top, spp);
-		next_or_jump(g, i, in, LLVMBuildICmp(g->b, LLVMIntNE, saved, zero, ""), outer, -1);
+		next_or_jump(g, i, in, LLVMBuildICmp(g->b, LLVMIntNE, saved, zero, ""), saved, outer, -1);
 	}
 	}
 }
@@ -3010,6 +3130,7 @@ static void emit_cf(struct gen *g, unsigned i, const struct weft_inst *in)
 {
 	LLVMValueRef args[5], r, sw;
 	LLVMBasicBlockRef bad, jb;
+	bool deferred = g->deferred;
 
 	if (in->op == WEFT_OP_BRA) {
 		jump(g, i, LLVMBuildAdd(g->b, pc_of(g, i), c64(g, (uint64_t)(int64_t)(int32_t)in->imm), ""),
@@ -3022,6 +3143,8 @@ static void emit_cf(struct gen *g, unsigned i, const struct weft_inst *in)
 
 		emit_structured(g, i, in, generic);
 		LLVMPositionBuilderAtEnd(g->b, generic);
+		if (deferred)
+			flush_leaving(g);
 	}
 	bad = new_block(g, "bad");
 	jb = new_block(g, "jump");
@@ -3197,8 +3320,12 @@ static bool emit_inst(struct gen *g, unsigned i)
 		next_at_bar(g);
 		return false;
 	case WEFT_CLASS_CF:
-		flush(g, NULL, 0);
+		g->deferred = g->tracing && g->trace_left &&
+			      (in->op == WEFT_OP_IF || in->op == WEFT_OP_ELSE || in->op == WEFT_OP_ENDIF);
+		if (!g->deferred)
+			flush(g, NULL, 0);
 		emit_cf(g, i, in);
+		g->deferred = false;
 		return false;
 	case WEFT_CLASS_NOP:
 		break;
@@ -3264,6 +3391,11 @@ static void emit_insts(struct gen *g, unsigned first)
 
 	for (unsigned i = first;; i += k->insts[i].nwords) {
 		if (i != first && g->leader[i]) {
+			/* The mask stays: a trace goes on with the next block as it is. */
+			if (g->tracing && g->full && can_trace(g, first, i, true)) {
+				trace(g, i, true);
+				return;
+			}
 			flush(g, NULL, 0);
 			LLVMBuildBr(g->b, g->blk[i]);
 			return;
@@ -3589,9 +3721,14 @@ static void emit_variant(struct gen *g, LLVMBasicBlockRef bb, unsigned first, un
 		known_after_entry(g);
 	g->speculate = g->row_variants;
 	g->ntails = g->tail_insts = 0;
+	g->tracing = true;
+	g->trace_left = g->traced_left < TRACE_INSTS ? g->traced_left : TRACE_INSTS;
+	g->entry_note = !first;
+	g->entry_note_ids = ids;
 	emit_insts(g, first);
-	if (!first)
+	if (g->entry_note)
 		note_after_entry(g, ids);
+	g->entry_note = false;
 	g->speculate = false;
 	for (unsigned t = 0; t < g->ntails; t++) {
 		struct rows before = g->written_now;
@@ -3604,6 +3741,7 @@ static void emit_variant(struct gen *g, LLVMBasicBlockRef bb, unsigned first, un
 		emit_insts(g, g->tails[t].i);
 		g->written_now = before;
 	}
+	g->tracing = false;
 }
 
 /*
@@ -3747,6 +3885,8 @@ static bool build(struct gen *g, const char *name)
 	LLVMBuildStore(g->b, g->dispatch_phi, g->pcp);
 	exit_with(g, WEFT_JIT_INTERPRET);
 
+	for (unsigned i = 0; i < k->nw; i++)
+		g->traced_left += TRACE_SHARE * k->start[i];
 	for (unsigned i = 0; i < k->nw; i++)
 		if (g->blk[i])
 			emit_block(g, i);

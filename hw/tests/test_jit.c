@@ -177,6 +177,28 @@ static bool load_bare(const char *src)
 	free(w);
 	return true;
 }
+/* A work-group's grid and size. */
+struct shape {
+	uint32_t g[3], l[3];
+};
+
+/* The loaded kernel both ways in each of the @n @shapes at every width, called @name in messages. */
+static void both_shapes(const struct shape *shapes, unsigned n, const char *name)
+{
+	for (unsigned si = 0; si < 3; si++) {
+		for (unsigned k = 0; k < n; k++) {
+			struct env_dispatch d = { code_va, args_va, 8u << si, { 0 }, { 0 }, { 0 }, 0, 0 };
+			char what[64];
+
+			memcpy(d.gsize, shapes[k].g, sizeof(d.gsize));
+			memcpy(d.lsize, shapes[k].l, sizeof(d.lsize));
+			for (unsigned i = 0; i < 2048; i++)
+				args[0][i] = args[1][i] = (uint64_t)h_rand() << 32 | h_rand();
+			snprintf(what, sizeof(what), "%s, shape %u at simd %u", name, k, d.simd);
+			both(&d, what);
+		}
+	}
+}
 
 /*
  * Every special register, and the loads and stores the translator inlines
@@ -279,6 +301,71 @@ static void run_1d(const uint32_t (*shapes)[2], unsigned n, const char *name)
 			snprintf(what, sizeof(what), "%s, shape %u at simd %u", name, k, simd);
 			both(&d, what);
 		}
+	}
+}
+
+/*
+ * Traces (weft_jit.c, next_or_jump()): a block's variant for all lanes on
+ * goes on with the blocks its constructs lead to while every lane is on, or
+ * through an else or endif that no lane takes, with the rows it assigned
+ * unstored.  Rows assigned before an if that every lane enters are read
+ * after it, by a handler's instruction (div) inside it, and by the
+ * interpreter's mask-stack code where a sub-group leaves the trace (an if
+ * that some lanes enter, a partial sub-group); a block runs into a jump
+ * target; a global store and load inside the trace; the global ids in x
+ * read first in a traced block (a row variant's guard tests them only
+ * where its block reads them); and, in the second kernel, a store in a
+ * traced block that faults (not writable): the same registers, memory and
+ * fault both ways, in 1 and 2 dimensions, partial work-groups and
+ * sub-groups.
+ */
+static void t_traces(void)
+{
+	static const struct shape shapes[] = {
+		{ { 100, 1, 1 }, { 50, 1, 1 } }, { { 64, 1, 1 }, { 64, 1, 1 } }, { { 32, 6, 1 }, { 32, 3, 1 } },
+		{ { 20, 6, 1 }, { 10, 3, 1 } },
+	};
+	char src[4096];
+
+	for (unsigned v = 0; v < 2; v++) {
+		snprintf(src, sizeof(src),
+			 "\ts2r.u64 r0, sr.args\n"
+			 "\ts2r.u32 r2, sr.local_linear_id\n"
+			 "\tcvt.u64.u32 r6, r2\n"
+			 "\tshl.u64 r8, r6, 2\n"
+			 "\tadd.u64 r8, r8, r0\n"
+			 "\tmov.u64 r10, 0x%llx\n"
+			 "\tadd.u32 r64, r2, 1\n"
+			 "\tld.global.u32 r65, [r8+1024]\n"
+			 "\tset.ne.u32 r3, r2, 1000\n"
+			 "\tif r3, e0\n"
+			 "\tadd.u32 r66, r64, r65\n"
+			 "\tst.global.u32 [r8+2048], r66\n"
+			 "\tdiv.u32 r67, r66, 3\n"
+			 "\tset.eq.u32 r4, r2, 1000\n"
+			 "\tif r4, n0\n"
+			 "\tmov.u32 r68, 0xdead\n"
+			 "n0:\tendif\n"
+			 "\ts2r.u32 r76, sr.global_id.x\n"
+			 "\tadd.u32 r69, r67, r64\n"
+			 "%s"
+			 "\tld.global.u32 r70, [r8+2048]\n"
+			 "e0:\telse x0\n"
+			 "\tmov.u32 r71, 1\n"
+			 "x0:\tendif\n"
+			 "\tadd.u32 r72, r69, r70\n"
+			 "\tset.lt.u32 r5, r2, 5\n"
+			 "\tif r5, s0\n"
+			 "\tadd.u32 r73, r72, r64\n"
+			 "\tst.global.u32 [r8+3072], r73\n"
+			 "s0:\tendif\n"
+			 "\tadd.u32 r74, r73, r66\n"
+			 "\tadd.u32 r75, r74, r76\n"
+			 "\tend\n",
+			 (unsigned long long)ro_va, v ? "\tst.global.u32 [r10+0], r69\n" : "");
+		if (!load_code(src))
+			return;
+		both_shapes(shapes, sizeof(shapes) / sizeof(shapes[0]), v ? "traces, a fault" : "traces");
 	}
 }
 
@@ -1709,6 +1796,7 @@ static void t_optimizing_tier(void)
 	t_cross_lane();
 	t_structured();
 	t_vectors();
+	t_traces();
 	t_pages();
 	t_known_lanes();
 	t_known_local();
@@ -1914,6 +2002,8 @@ int main(void)
 	      t_barrier_runs);
 	h_run("jit: global .v2/.v4 loads and stores, uniform and consecutive, crossing pages, masked",
 	      t_vectors);
+	h_run("jit: traces of blocks with every lane on: rows unstored across constructs, handlers, faults",
+	      t_traces);
 	h_run("jit: global accesses of lanes in different pages, masked, crossing pages, not writable",
 	      t_pages);
 	h_run("jit: consecutive global accesses of every width that fault in the middle lane",
