@@ -338,6 +338,22 @@ struct strand {
 	unsigned j, stride;
 };
 
+/*
+ * The mask stack as a trace's constructs left it (next_or_jump()): @sp, the
+ * depth, an i32; the @n entries on top that the trace pushed (or an entry
+ * they changed), their kind, saved and alt masks (i32s); @mask, the active
+ * mask.  NULL sp, NULL mask: not known, loaded from the sub-group's state.
+ */
+#define KNOWN_ENTRIES	8
+struct known_stack {
+	LLVMValueRef sp, mask;
+	unsigned n;
+	struct {
+		uint8_t kind;
+		LLVMValueRef saved, alt;
+	} top[KNOWN_ENTRIES];
+};
+
 /* What a row the entry block leaves known keeps of its struct lin (gen.after_entry). */
 struct kept {
 	LLVMValueRef step;	/* a constant; NULL: not known */
@@ -486,6 +502,7 @@ struct gen {
 	 */
 	bool tracing, deferred, entry_note;
 	unsigned trace_left, traced_left, entry_note_ids;
+	struct known_stack cf;
 	/* page_lookup(): each site's last page (allocas: its page number,
 	 * UINT64_MAX when none, and its host address), and the calls of C code
 	 * after which every site forgets its page (forget_pages()). */
@@ -698,6 +715,7 @@ static void block_start(struct gen *g, LLVMBasicBlockRef bb)
 	memset(g->lin, 0, sizeof(g->lin));
 	memset(g->pick, 0, sizeof(g->pick));
 	memset(g->strand, 0, sizeof(g->strand));
+	memset(&g->cf, 0, sizeof(g->cf));
 	g->on = NULL;
 }
 
@@ -1327,6 +1345,7 @@ struct view {
 	struct pick pick[WEFT_NUM_REGS];
 	struct strand strand[WEFT_NUM_REGS];
 	bool dirty[WEFT_NUM_REGS];
+	struct known_stack cf;
 };
 
 static void view_save(const struct gen *g, struct view *v)
@@ -1340,6 +1359,7 @@ static void view_save(const struct gen *g, struct view *v)
 	memcpy(v->lin, g->lin, sizeof(v->lin));
 	memcpy(v->pick, g->pick, sizeof(v->pick));
 	memcpy(v->strand, g->strand, sizeof(v->strand));
+	v->cf = g->cf;
 	v->on = g->on;
 }
 
@@ -1354,6 +1374,7 @@ static void view_restore(struct gen *g, const struct view *v)
 	memcpy(g->lin, v->lin, sizeof(v->lin));
 	memcpy(g->pick, v->pick, sizeof(v->pick));
 	memcpy(g->strand, v->strand, sizeof(v->strand));
+	g->cf = v->cf;
 	g->on = v->on;
 }
 
@@ -2952,6 +2973,8 @@ static void trace(struct gen *g, unsigned first, bool full)
 	g->traced_left -= n;
 	g->full = full;
 	g->on = NULL;
+	/* A jump ahead is taken when no lane is left on (next_or_jump()). */
+	g->cf.mask = full ? NULL : c32(g, 0);
 	emit_insts(g, first);
 	g->full = was_full;
 }
@@ -2997,6 +3020,9 @@ static void next_or_jump(struct gen *g, unsigned i, const struct weft_inst *in, 
 		view_save(g, v);
 	if (on_next) {
 		LLVMPositionBuilderAtEnd(g->b, ib);
+		/* Every lane is in the if: none is left for its else. */
+		if (in->op == WEFT_OP_IF && g->cf.n)
+			g->cf.top[g->cf.n - 1].alt = c32(g, 0);
 		trace(g, next, true);
 		view_restore(g, v);
 	}
@@ -3004,6 +3030,9 @@ static void next_or_jump(struct gen *g, unsigned i, const struct weft_inst *in, 
 	/* The jump is forward: it yields nowhere (jump()).  The trace of the
 	 * way on may have taken what the variant could trace. */
 	if (on_jump && can_trace(g, i, (unsigned)static_idx, false)) {
+		/* No lane is in the if: all of them are left for its else. */
+		if (in->op == WEFT_OP_IF && g->cf.n)
+			g->cf.top[g->cf.n - 1].alt = g->cf.top[g->cf.n - 1].saved;
 		trace(g, (unsigned)static_idx, false);
 		view_restore(g, v);
 	} else {
@@ -3011,6 +3040,22 @@ static void next_or_jump(struct gen *g, unsigned i, const struct weft_inst *in, 
 		jump(g, i, tgt, static_idx);
 	}
 	free(v);
+}
+
+/* An if of the trace pushed an entry (saved, alt) at depth @sp - 1; the mask is @mask now. */
+static void know_push(struct gen *g, LLVMValueRef sp, LLVMValueRef saved, LLVMValueRef alt, LLVMValueRef mask)
+{
+	struct known_stack *cf = &g->cf;
+
+	if (cf->n == KNOWN_ENTRIES) {
+		memmove(cf->top, cf->top + 1, sizeof(cf->top) - sizeof(cf->top[0]));
+		cf->n--;
+	}
+	cf->top[cf->n].kind = CF_IF;
+	cf->top[cf->n].saved = saved;
+	cf->top[cf->n++].alt = alt;
+	cf->sp = sp;
+	cf->mask = mask;
 }
 
 /*
@@ -3023,14 +3068,22 @@ static void next_or_jump(struct gen *g, unsigned i, const struct weft_inst *in, 
 static void emit_structured(struct gen *g, unsigned i, const struct weft_inst *in, LLVMBasicBlockRef generic)
 {
 	LLVMBasicBlockRef go = new_block(g, "cf");
-	LLVMValueRef st = ctx_load(g, offsetof(struct weft_jit_ctx, s), g->ptr, "sg_state");
-	LLVMValueRef spp = byte_ptr(g, st, c64(g, offsetof(struct sg_state, sp)));
-	LLVMValueRef sp = LLVMBuildLoad2(g->b, g->i32, spp, "sp"), mask = LLVMBuildLoad2(g->b, g->i32, g->maskp, "");
-	LLVMValueRef zero = c32(g, 0), empty = LLVMBuildICmp(g->b, LLVMIntEQ, sp, zero, "");
+	struct known_stack *cf = &g->cf;
+	/* The entry on top, when the trace pushed it. */
+	bool known = g->deferred && cf->n;
+	LLVMValueRef st = g->s, spp = byte_ptr(g, st, c64(g, offsetof(struct sg_state, sp)));
+	LLVMValueRef sp = g->deferred && cf->sp ? cf->sp : LLVMBuildLoad2(g->b, g->i32, spp, "sp");
+	LLVMValueRef mask = g->full ? c32(g, g->NL == 32 ? ~0u : (1u << g->NL) - 1) :
+			    g->deferred && cf->mask ? cf->mask : LLVMBuildLoad2(g->b, g->i32, g->maskp, "");
+	LLVMValueRef zero = c32(g, 0), empty = known ? LLVMConstInt(g->i1, 0, false) :
+					     LLVMBuildICmp(g->b, LLVMIntEQ, sp, zero, "");
 	LLVMValueRef top = LLVMBuildSelect(g->b, empty, zero, LLVMBuildSub(g->b, sp, c32(g, 1), ""), "top");
-	LLVMValueRef kind = LLVMBuildLoad2(g->b, g->i8, cf_field(g, st, top, offsetof(struct cf_entry, kind)), "");
-	LLVMValueRef saved = LLVMBuildLoad2(g->b, g->i32, cf_field(g, st, top, offsetof(struct cf_entry, saved)), "");
-	LLVMValueRef alt = LLVMBuildLoad2(g->b, g->i32, cf_field(g, st, top, offsetof(struct cf_entry, alt)), "");
+	LLVMValueRef kind = known ? LLVMConstInt(g->i8, cf->top[cf->n - 1].kind, false) :
+			    LLVMBuildLoad2(g->b, g->i8, cf_field(g, st, top, offsetof(struct cf_entry, kind)), "");
+	LLVMValueRef saved = known ? cf->top[cf->n - 1].saved :
+			     LLVMBuildLoad2(g->b, g->i32, cf_field(g, st, top, offsetof(struct cf_entry, saved)), "");
+	LLVMValueRef alt = known ? cf->top[cf->n - 1].alt :
+			   LLVMBuildLoad2(g->b, g->i32, cf_field(g, st, top, offsetof(struct cf_entry, alt)), "");
 	LLVMValueRef tgt = LLVMBuildAdd(g->b, pc_of(g, i), c64(g, (uint64_t)(int64_t)(int32_t)in->imm), "");
 	int tgt_idx = (int)((int64_t)i + (int32_t)in->imm / 8);
 	LLVMValueRef bad, x = NULL, is_kind, outer;
@@ -3086,6 +3139,9 @@ static void emit_structured(struct gen *g, unsigned i, const struct weft_inst *i
 		LLVMBuildStore(g->b, LLVMBuildAdd(g->b, sp, c32(g, 1), ""), spp);
 		if (!loop)
 			store_mask(g, x);
+		if (g->deferred && !loop)
+			know_push(g, LLVMBuildAdd(g->b, sp, c32(g, 1), ""), mask,
+				  LLVMBuildAnd(g->b, mask, LLVMBuildNot(g->b, x, ""), ""), x);
 		next_or_jump(g, i, in, LLVMBuildICmp(g->b, LLVMIntNE, loop ? mask : x, zero, ""), loop ? mask : x,
 			     tgt, tgt_idx);
 		break;
@@ -3095,11 +3151,17 @@ static void emit_structured(struct gen *g, unsigned i, const struct weft_inst *i
 			       cf_field(g, st, top, offsetof(struct cf_entry, kind)));
 		LLVMBuildStore(g->b, tgt, cf_field(g, st, top, offsetof(struct cf_entry, target)));
 		store_mask(g, alt);
+		if (known)
+			cf->top[cf->n - 1].kind = CF_ELSE;
+		cf->mask = alt;
 		next_or_jump(g, i, in, LLVMBuildICmp(g->b, LLVMIntNE, alt, zero, ""), alt, tgt, tgt_idx);
 		break;
 	case WEFT_OP_ENDIF:
 		store_mask(g, saved);
 		LLVMBuildStore(g->b, top, spp);
+		cf->n -= known;
+		cf->sp = top;
+		cf->mask = saved;
 		next_or_jump(g, i, in, LLVMBuildICmp(g->b, LLVMIntNE, saved, zero, ""), saved, outer, -1);
 		break;
 	default: {	/* endloop: again with the lanes still in it and those that continued, or out */

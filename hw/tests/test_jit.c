@@ -315,9 +315,11 @@ static void run_1d(const uint32_t (*shapes)[2], unsigned n, const char *name)
  * target; a global store and load inside the trace; the global ids in x
  * read first in a traced block (a row variant's guard tests them only
  * where its block reads them); and, in the second kernel, a store in a
- * traced block that faults (not writable): the same registers, memory and
- * fault both ways, in 1 and 2 dimensions, partial work-groups and
- * sub-groups.
+ * traced block that faults (not writable); then ifs every lane enters
+ * nested ten deep, past the mask-stack entries a trace knows and the
+ * instructions it may take, with an else no lane takes at every level and
+ * handlers inside: the same registers, memory and fault both ways, in 1
+ * and 2 dimensions, partial work-groups and sub-groups.
  */
 static void t_traces(void)
 {
@@ -326,6 +328,7 @@ static void t_traces(void)
 		{ { 20, 6, 1 }, { 10, 3, 1 } },
 	};
 	char src[4096];
+	size_t n;
 
 	for (unsigned v = 0; v < 2; v++) {
 		snprintf(src, sizeof(src),
@@ -367,6 +370,29 @@ static void t_traces(void)
 			return;
 		both_shapes(shapes, sizeof(shapes) / sizeof(shapes[0]), v ? "traces, a fault" : "traces");
 	}
+	n = (size_t)snprintf(src, sizeof(src), "\ts2r.u32 r2, sr.local_linear_id\n\tadd.u32 r70, r2, 7\n");
+	for (unsigned d = 0; d < 10; d++)
+		n += (size_t)snprintf(src + n, sizeof(src) - n,
+				      "\tset.ne.u32 r3, r2, %u\n"
+				      "\tif r3, e%u\n"
+				      "\tadd.u32 r64, r64, %u\n"
+				      "%s",
+				      1000 + d, d, 1u << d, d == 6 || d == 8 ? "\tdiv.u32 r65, r70, r64\n" : "");
+	for (unsigned d = 10; d-- > 0;)
+		n += (size_t)snprintf(src + n, sizeof(src) - n,
+				      "e%u:\telse x%u\n"
+				      "\tadd.u32 r66, r66, %u\n"
+				      "x%u:\tendif\n"
+				      "\tadd.u32 r67, r67, r64\n",
+				      d, d, d + 1, d);
+	snprintf(src + n, sizeof(src) - n,
+		 "\tset.lt.u32 r5, r2, 3\n"
+		 "\tif r5, s0\n"
+		 "\tadd.u32 r68, r67, r65\n"
+		 "s0:\tendif\n"
+		 "\tend\n");
+	if (load_code(src))
+		both_shapes(shapes, sizeof(shapes) / sizeof(shapes[0]), "traces, ten deep");
 }
 
 /*
