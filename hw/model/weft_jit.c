@@ -341,12 +341,12 @@ struct strand {
 /*
  * The mask stack as a trace's constructs left it (next_or_jump()): @sp, the
  * depth, an i32; the @n entries on top that the trace pushed (or an entry
- * they changed), their kind, saved and alt masks (i32s); @mask, the active
- * mask.  NULL sp, NULL mask: not known, loaded from the sub-group's state.
+ * they changed), their kind, saved and alt masks (i32s).  NULL sp: not
+ * known, loaded from the sub-group's state.
  */
 #define KNOWN_ENTRIES	8
 struct known_stack {
-	LLVMValueRef sp, mask;
+	LLVMValueRef sp;
 	unsigned n;
 	struct {
 		uint8_t kind;
@@ -492,7 +492,7 @@ struct gen {
 	struct tail tails[MAX_TAILS];
 	/*
 	 * A variant for all lanes on goes on with the blocks its constructs
-	 * lead to, as long as every lane is on (or to a block of a single if,
+	 * lead to, as long as every lane is on (or to a block of a single
 	 * else or endif), with the rows it assigned still in host registers
 	 * (next_or_jump()): tracing while it does, deferred while the
 	 * construct ending its block leaves them unstored on that way.
@@ -2937,7 +2937,7 @@ static void flush_leaving(struct gen *g)
 
 /*
  * Whether a trace may go on after instruction @i with the block at @first
- * ahead: with every lane on if @full, else a block of a single construct.
+ * ahead: with every lane on if @full, else a block of a single else or endif.
  */
 static bool can_trace(struct gen *g, unsigned i, unsigned first, bool full)
 {
@@ -2947,8 +2947,9 @@ static bool can_trace(struct gen *g, unsigned i, unsigned first, bool full)
 	    block_rest(g, first) > g->trace_left)
 		return false;
 	in = &g->k->insts[first];
+	/* An if or else jumps to its else or endif (to an if only in a malformed program). */
 	if (!full)
-		return in->op == WEFT_OP_IF || in->op == WEFT_OP_ELSE || in->op == WEFT_OP_ENDIF;
+		return in->op == WEFT_OP_ELSE || in->op == WEFT_OP_ENDIF;
 	/* The row variant's guard tested the global ids in x only where its block read them. */
 	return !g->row || g->row_gid[0] || !(block_ids(g, first) & 8);
 }
@@ -2956,7 +2957,7 @@ static bool can_trace(struct gen *g, unsigned i, unsigned first, bool full)
 /*
  * The trace goes on with the block at @first as emit_block() runs it,
  * counted as there, with what the trace knows of the rows: @full, every
- * lane is on; else the block is one if, else or endif.
+ * lane is on; else the block is one else or endif.
  */
 static void trace(struct gen *g, unsigned first, bool full)
 {
@@ -2973,8 +2974,6 @@ static void trace(struct gen *g, unsigned first, bool full)
 	g->traced_left -= n;
 	g->full = full;
 	g->on = NULL;
-	/* A jump ahead is taken when no lane is left on (next_or_jump()). */
-	g->cf.mask = full ? NULL : c32(g, 0);
 	emit_insts(g, first);
 	g->full = was_full;
 }
@@ -2983,7 +2982,7 @@ static void trace(struct gen *g, unsigned first, bool full)
  * Goes on after instruction @i when @go, else jumps to @tgt (@static_idx as
  * for jump()).  Deferred (a trace): the way on goes on with the next block
  * itself when @mask_after (the construct's new mask) has every lane on, and
- * the jump with its target when that is a single construct ahead; every
+ * the jump with its target when that is an else or endif ahead; every
  * other way stores the rows first.
  */
 static void next_or_jump(struct gen *g, unsigned i, const struct weft_inst *in, LLVMValueRef go,
@@ -3042,8 +3041,8 @@ static void next_or_jump(struct gen *g, unsigned i, const struct weft_inst *in, 
 	free(v);
 }
 
-/* An if of the trace pushed an entry (saved, alt) at depth @sp - 1; the mask is @mask now. */
-static void know_push(struct gen *g, LLVMValueRef sp, LLVMValueRef saved, LLVMValueRef alt, LLVMValueRef mask)
+/* An if of the trace pushed an entry (saved, alt) at depth @sp - 1. */
+static void know_push(struct gen *g, LLVMValueRef sp, LLVMValueRef saved, LLVMValueRef alt)
 {
 	struct known_stack *cf = &g->cf;
 
@@ -3055,7 +3054,6 @@ static void know_push(struct gen *g, LLVMValueRef sp, LLVMValueRef saved, LLVMVa
 	cf->top[cf->n].saved = saved;
 	cf->top[cf->n++].alt = alt;
 	cf->sp = sp;
-	cf->mask = mask;
 }
 
 /*
@@ -3074,7 +3072,7 @@ static void emit_structured(struct gen *g, unsigned i, const struct weft_inst *i
 	LLVMValueRef st = g->s, spp = byte_ptr(g, st, c64(g, offsetof(struct sg_state, sp)));
 	LLVMValueRef sp = g->deferred && cf->sp ? cf->sp : LLVMBuildLoad2(g->b, g->i32, spp, "sp");
 	LLVMValueRef mask = g->full ? c32(g, g->NL == 32 ? ~0u : (1u << g->NL) - 1) :
-			    g->deferred && cf->mask ? cf->mask : LLVMBuildLoad2(g->b, g->i32, g->maskp, "");
+			    LLVMBuildLoad2(g->b, g->i32, g->maskp, "");
 	LLVMValueRef zero = c32(g, 0), empty = known ? LLVMConstInt(g->i1, 0, false) :
 					     LLVMBuildICmp(g->b, LLVMIntEQ, sp, zero, "");
 	LLVMValueRef top = LLVMBuildSelect(g->b, empty, zero, LLVMBuildSub(g->b, sp, c32(g, 1), ""), "top");
@@ -3141,7 +3139,7 @@ static void emit_structured(struct gen *g, unsigned i, const struct weft_inst *i
 			store_mask(g, x);
 		if (g->deferred && !loop)
 			know_push(g, LLVMBuildAdd(g->b, sp, c32(g, 1), ""), mask,
-				  LLVMBuildAnd(g->b, mask, LLVMBuildNot(g->b, x, ""), ""), x);
+				  LLVMBuildAnd(g->b, mask, LLVMBuildNot(g->b, x, ""), ""));
 		next_or_jump(g, i, in, LLVMBuildICmp(g->b, LLVMIntNE, loop ? mask : x, zero, ""), loop ? mask : x,
 			     tgt, tgt_idx);
 		break;
@@ -3153,7 +3151,6 @@ static void emit_structured(struct gen *g, unsigned i, const struct weft_inst *i
 		store_mask(g, alt);
 		if (known)
 			cf->top[cf->n - 1].kind = CF_ELSE;
-		cf->mask = alt;
 		next_or_jump(g, i, in, LLVMBuildICmp(g->b, LLVMIntNE, alt, zero, ""), alt, tgt, tgt_idx);
 		break;
 	case WEFT_OP_ENDIF:
@@ -3161,7 +3158,6 @@ static void emit_structured(struct gen *g, unsigned i, const struct weft_inst *i
 		LLVMBuildStore(g->b, top, spp);
 		cf->n -= known;
 		cf->sp = top;
-		cf->mask = saved;
 		next_or_jump(g, i, in, LLVMBuildICmp(g->b, LLVMIntNE, saved, zero, ""), saved, outer, -1);
 		break;
 	default: {	/* endloop: again with the lanes still in it and those that continued, or out */
