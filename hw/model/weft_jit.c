@@ -491,16 +491,17 @@ struct gen {
 	unsigned ntails, tail_insts;
 	struct tail tails[MAX_TAILS];
 	/*
-	 * A variant for all lanes on goes on with the blocks its constructs
-	 * lead to, as long as every lane is on (or to a block of a single
-	 * else or endif), with the rows it assigned still in host registers
-	 * (next_or_jump()): tracing while it does, deferred while the
-	 * construct ending its block leaves them unstored on that way.
+	 * In the optimizing tier (traces), a variant for all lanes on goes
+	 * on with the blocks its constructs lead to, as long as every lane
+	 * is on (or to a block of a single else or endif), with the rows it
+	 * assigned still in host registers (next_or_jump()): tracing while
+	 * it does, deferred while the construct ending its block leaves
+	 * them unstored on that way.
 	 * trace_left: instructions the variant may still trace,
 	 * traced_left: the kernel's.  entry_note: the entry block's variant,
 	 * whose rows note_after_entry() takes at its end, not at its trace's.
 	 */
-	bool tracing, deferred, entry_note;
+	bool traces, tracing, deferred, entry_note;
 	unsigned trace_left, traced_left, entry_note_ids;
 	struct known_stack cf;
 	/* page_lookup(): each site's last page (allocas: its page number,
@@ -3779,7 +3780,7 @@ static void emit_variant(struct gen *g, LLVMBasicBlockRef bb, unsigned first, un
 		known_after_entry(g);
 	g->speculate = g->row_variants;
 	g->ntails = g->tail_insts = 0;
-	g->tracing = true;
+	g->tracing = g->traces;
 	g->trace_left = g->traced_left < TRACE_INSTS ? g->traced_left : TRACE_INSTS;
 	g->entry_note = !first;
 	g->entry_note_ids = ids;
@@ -4063,7 +4064,7 @@ static weft_jit_fn translate(struct weft_jit *j, const struct kernel *k, uint64_
 	LLVMOrcThreadSafeContextRef tsc = LLVMOrcCreateNewThreadSafeContext();
 	struct gen g = { .C = LLVMOrcThreadSafeContextGetContext(tsc), .k = k, .NL = k->simd,
 			 .entry_only = j->entry_only, .inline_pages = tier == TIER_OPT,
-			 .row_variants = tier == TIER_OPT };
+			 .row_variants = tier == TIER_OPT, .traces = tier == TIER_OPT };
 	LLVMOrcExecutorAddress addr = 0;
 	LLVMPassBuilderOptionsRef opts;
 	LLVMOrcThreadSafeModuleRef tsm;
