@@ -454,7 +454,9 @@ struct gen {
 	bool full;				/* emitting a block's variant for all lanes on */
 	bool by_handlers;			/* emitting a block's variant of handler calls */
 	uint8_t *nested;			/* word index lies inside an if or loop construct */
-	/* Rows a sub-group with every lane on overwrites at its start (find_entry_kills()). */
+	/* Rows a sub-group with every lane on overwrites at its start
+	 * (find_entry_kills()): no one reads them, so the ways on to a whole
+	 * next sub-group of the run in the same slot store none of them. */
 	bool entry_kills[WEFT_NUM_REGS];
 	bool entry_only;			/* WEFT_MODEL_JIT_RESUME=entry */
 	bool inline_pages;			/* lane_pages() instead of lane_pointers() */
@@ -557,6 +559,12 @@ static LLVMValueRef ctx_load(struct gen *g, size_t off, LLVMTypeRef ty, const ch
 static LLVMValueRef row_ptr(struct gen *g, unsigned r)
 {
 	return byte_ptr(g, g->R, c64(g, (uint64_t)r * WEFT_MAX_LANES * 4));
+}
+
+/* The mask of every lane of the sub-group, an i32. */
+static LLVMValueRef every_lane(struct gen *g)
+{
+	return c32(g, g->NL == 32 ? ~0u : (1u << g->NL) - 1);
 }
 
 /* The lane numbers 0, 1, ... as <simd x i64>. */
@@ -2024,7 +2032,7 @@ static LLVMValueRef global_paths(struct gen *g, struct paths *ps, const struct w
 			  splat(g, c64(g, (uint64_t)(int64_t)(int32_t)in->imm)), "");
 	if (whole) {
 		LLVMValueRef full = g->full ? LLVMConstInt(g->i1, 1, false) :
-				    LLVMBuildICmp(g->b, LLVMIntEQ, mask, c32(g, NL == 32 ? ~0u : (1u << NL) - 1), "");
+				    LLVMBuildICmp(g->b, LLVMIntEQ, mask, every_lane(g), "");
 		/* No lane active: lane 0 (then nothing is accessed). */
 		LLVMValueRef first = g->full ? c32(g, 0) : first_active(g);
 
@@ -2484,7 +2492,7 @@ static void emit_block_access(struct gen *g, unsigned i, const struct weft_inst 
 			     slow);
 	host = page_lookup(g, a0, store, missed);
 	ok = LLVMBuildAnd(g->b, in_page(g, a0, vec * NL * size),
-			  LLVMBuildICmp(g->b, LLVMIntEQ, mask, c32(g, NL == 32 ? ~0u : (1u << NL) - 1), ""), "");
+			  LLVMBuildICmp(g->b, LLVMIntEQ, mask, every_lane(g), ""), "");
 	paths_begin(g, &ps, in->d, store ? 0 : vec * er);
 	LLVMBuildCondBr(g->b, ok, fast, slow);
 	LLVMPositionBuilderAtEnd(g->b, fast);
@@ -2926,12 +2934,17 @@ static void emit_insts(struct gen *g, unsigned first);
 static unsigned block_ids(const struct gen *g, unsigned first);
 static void note_after_entry(struct gen *g, unsigned ids);
 
-/* The rows the block assigned, stored on a way out of a trace: they stay unstored on the trace's way. */
-static void flush_leaving(struct gen *g)
+/*
+ * The rows the block assigned, stored on one way out (but those in @skip,
+ * NULL: none): they stay unstored for the other ways.
+ */
+static void flush_leaving(struct gen *g, const bool *skip)
 {
 	bool dirty[WEFT_NUM_REGS];
 
 	memcpy(dirty, g->dirty, sizeof(dirty));
+	for (unsigned r = 0; skip && r < WEFT_NUM_REGS; r++)
+		g->dirty[r] &= !skip[r];
 	flush(g, NULL, 0);
 	memcpy(g->dirty, dirty, sizeof(dirty));
 }
@@ -2990,7 +3003,7 @@ static void next_or_jump(struct gen *g, unsigned i, const struct weft_inst *in, 
 			 LLVMValueRef mask_after, LLVMValueRef tgt, int static_idx)
 {
 	LLVMBasicBlockRef jb = new_block(g, "no_lanes"), nb, ib = NULL;
-	unsigned next = i + in->nwords, NL = g->NL;
+	unsigned next = i + in->nwords;
 	bool deferred = g->deferred, on_next, on_jump;
 	struct view *v;
 
@@ -3011,10 +3024,10 @@ static void next_or_jump(struct gen *g, unsigned i, const struct weft_inst *in, 
 		ib = new_block(g, "trace");
 		nb = new_block(g, "untraced");
 		LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntEQ, mask_after,
-						    c32(g, NL == 32 ? ~0u : (1u << NL) - 1), ""), ib, nb);
+						    every_lane(g), ""), ib, nb);
 		LLVMPositionBuilderAtEnd(g->b, nb);
 	}
-	flush_leaving(g);
+	flush_leaving(g, NULL);
 	LLVMBuildBr(g->b, g->blk[next]);
 	if (v)
 		view_save(g, v);
@@ -3036,7 +3049,7 @@ static void next_or_jump(struct gen *g, unsigned i, const struct weft_inst *in, 
 		trace(g, (unsigned)static_idx, false);
 		view_restore(g, v);
 	} else {
-		flush_leaving(g);
+		flush_leaving(g, NULL);
 		jump(g, i, tgt, static_idx);
 	}
 	free(v);
@@ -3072,7 +3085,7 @@ static void emit_structured(struct gen *g, unsigned i, const struct weft_inst *i
 	bool known = g->deferred && cf->n;
 	LLVMValueRef st = g->s, spp = byte_ptr(g, st, c64(g, offsetof(struct sg_state, sp)));
 	LLVMValueRef sp = g->deferred && cf->sp ? cf->sp : LLVMBuildLoad2(g->b, g->i32, spp, "sp");
-	LLVMValueRef mask = g->full ? c32(g, g->NL == 32 ? ~0u : (1u << g->NL) - 1) :
+	LLVMValueRef mask = g->full ? every_lane(g) :
 			    LLVMBuildLoad2(g->b, g->i32, g->maskp, "");
 	LLVMValueRef zero = c32(g, 0), empty = known ? LLVMConstInt(g->i1, 0, false) :
 					     LLVMBuildICmp(g->b, LLVMIntEQ, sp, zero, "");
@@ -3203,7 +3216,7 @@ static void emit_cf(struct gen *g, unsigned i, const struct weft_inst *in)
 		emit_structured(g, i, in, generic);
 		LLVMPositionBuilderAtEnd(g->b, generic);
 		if (deferred)
-			flush_leaving(g);
+			flush_leaving(g, NULL);
 	}
 	bad = new_block(g, "bad");
 	jb = new_block(g, "jump");
@@ -3227,23 +3240,6 @@ static void emit_cf(struct gen *g, unsigned i, const struct weft_inst *in)
 static LLVMValueRef field(struct gen *g, LLVMValueRef p, size_t off)
 {
 	return byte_ptr(g, p, c64(g, off));
-}
-
-/*
- * Before a whole next sub-group of the run, in the same slot: the rows
- * written to the file but for those it overwrites at its start
- * (entry_kills), which no one can read.  The rows stay unwritten for the
- * other ways out of the block.
- */
-static void flush_for_whole(struct gen *g)
-{
-	bool dirty[WEFT_NUM_REGS];
-
-	memcpy(dirty, g->dirty, sizeof(dirty));
-	for (unsigned r = 0; r < WEFT_NUM_REGS; r++)
-		g->dirty[r] &= !g->entry_kills[r];
-	flush(g, NULL, 0);
-	memcpy(g->dirty, dirty, sizeof(dirty));
 }
 
 /*
@@ -3291,7 +3287,7 @@ static void next_whole_sub_group(struct gen *g)
 		       field(g, next, offsetof(struct sg_state, slot)));
 	LLVMBuildStore(g->b, g->base, field(g, next, offsetof(struct sg_state, pc)));
 	LLVMBuildStore(g->b, c32(g, 0), field(g, next, offsetof(struct sg_state, sp)));
-	LLVMBuildStore(g->b, c32(g, g->NL == 32 ? ~0u : (1u << g->NL) - 1),
+	LLVMBuildStore(g->b, every_lane(g),
 		       field(g, next, offsetof(struct sg_state, mask)));
 	LLVMBuildStore(g->b, pending, pendingp);
 	/* What the entry block's count adds, which the way to entry_full passes. */
@@ -3303,7 +3299,7 @@ static void next_whole_sub_group(struct gen *g)
 	pcp = field(g, next, offsetof(struct sg_state, pc));
 	LLVMBuildStore(g->b, maskp, field(g, g->x, offsetof(struct weft_jit_ctx, mask)));
 	LLVMBuildStore(g->b, pcp, field(g, g->x, offsetof(struct weft_jit_ctx, pc)));
-	flush_for_whole(g);
+	flush_leaving(g, g->entry_kills);
 	from = LLVMGetInsertBlock(g->b);
 	LLVMAddIncoming(g->s, &next, &from, 1);
 	LLVMAddIncoming(g->maskp, &maskp, &from, 1);
@@ -3337,7 +3333,7 @@ static void next_sub_group(struct gen *g)
 	LLVMAddCase(sw, c32(g, 2), whole);
 	memcpy(dirty, g->dirty, sizeof(dirty));
 	LLVMPositionBuilderAtEnd(g->b, whole);
-	flush_for_whole(g);
+	flush_leaving(g, g->entry_kills);
 	LLVMBuildBr(g->b, g->start);
 	LLVMPositionBuilderAtEnd(g->b, some);
 	flush(g, NULL, 0);
@@ -3817,7 +3813,7 @@ static void emit_block(struct gen *g, unsigned first)
 {
 	/* The turn's count, for the whole block at once: only a fault (which
 	 * ends the dispatch) leaves a block before its last instruction. */
-	unsigned n = block_rest(g, first), NL = g->NL, ids;
+	unsigned n = block_rest(g, first), ids;
 	LLVMBasicBlockRef full = first ? new_block(g, "full") : g->entry_full, some = new_block(g, "some");
 	LLVMValueRef cnt, mask;
 
@@ -3827,7 +3823,7 @@ static void emit_block(struct gen *g, unsigned first)
 	LLVMBuildStore(g->b, LLVMBuildAdd(g->b, cnt, c64(g, n), ""), g->countp);
 	mask = LLVMBuildLoad2(g->b, g->i32, g->maskp, "mask");
 	LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntEQ, mask,
-					    c32(g, NL == 32 ? ~0u : (1u << NL) - 1), ""), full, some);
+					    every_lane(g), ""), full, some);
 	g->full = true;
 	ids = g->row_variants ? block_ids(g, first) : 0;
 	/* A block that reads what the entry block's row variant left needs its guard. */
