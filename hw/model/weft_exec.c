@@ -70,6 +70,7 @@ struct weft_job {
 	_Alignas(64) _Atomic int abort;
 	bool translate;			/* runs translated (use_translator()) */
 	bool optimize;			/* ... by the optimizing tier */
+	bool stream;			/* ... streaming its stores of whole lines */
 	unsigned seen;			/* its kernel's slot in weft_pool.seen */
 	unsigned workers_in;		/* workers running its groups (pool lock) */
 	pthread_cond_t done;
@@ -136,6 +137,7 @@ struct weft_pool {
 	enum weft_jit_mode jit_mode;
 	uint64_t jit_opt_items;		/* work-items from which the optimizing tier translates */
 	uint64_t jit_opt_insts;		/* ... or executed sub-group instructions */
+	uint64_t stream_items;		/* work-items from which a dispatch's stores stream */
 	struct weft_jit *jit;		/* NULL: the interpreter only */
 	/* Work-items dispatched and sub-group instructions executed (by the
 	 * dispatches that ended) per kernel (code, SIMD width and page table
@@ -1766,11 +1768,14 @@ static int run_translated(struct weft_worker *w, struct sg_ctx *c, struct sg_sta
 	struct weft_jit_ctx x = { .R = w->R, .M = w->M, .mask = &s->mask, .pc = &s->pc,
 				  .base = c->dp->code, .args = c->dp->args, .mmu = &w->slot->mmu,
 				  .slm = w->slm, .scratch = slot_scratch(w, c, s->slot),
-				  .w = w, .s = s, .c = c, .pending = &w->pending, .live = &w->live };
+				  .w = w, .s = s, .c = c, .pending = &w->pending, .live = &w->live,
+				  .stream = w->job->stream };
 	int r;
 
 	if (s->mask != w->M_mask || c->dp->simd != w->M_simd)
 		set_mask(s, w->M, s->mask, c->dp->simd);
+	/* Before the call: the helpers it calls fence what it streamed. */
+	w->streamed |= x.stream;
 	r = w->slot->jit(&x);
 	/* The call may have gone on with later sub-groups' turns (weft_jit_next_sg(),
 	 * weft_jit_next_at_bar()). */
@@ -2122,6 +2127,7 @@ static void use_translator(struct weft_pool *p, const struct weft_dispatch_param
 	j->translate = p->jit_mode == WEFT_JIT_ALWAYS || p->seen[slot].items >= WEFT_JIT_MIN_ITEMS;
 	j->optimize = p->seen[slot].items >= p->jit_opt_items ||
 		      p->seen[slot].insts >= p->jit_opt_insts;
+	j->stream = items >= p->stream_items;
 }
 
 static void run_some(struct weft_worker *w, struct weft_job *j)
@@ -2255,6 +2261,7 @@ struct weft_pool *weft_pool_create(struct weft_model *m, unsigned threads)
 	p->jit_mode = weft_jit_mode_from_env();
 	p->jit_opt_items = weft_jit_opt_items_from_env();
 	p->jit_opt_insts = weft_jit_opt_insts_from_env();
+	p->stream_items = weft_jit_stream_items_from_env();
 	if (p->jit_mode != WEFT_JIT_OFF)
 		p->jit = weft_jit_create();
 	p->w = calloc(threads, sizeof(*p->w));

@@ -421,6 +421,7 @@ struct gen {
 	unsigned NL;
 	LLVMTypeRef i1, i8, i32, i64, ptr, vi32, vi64, exec_ty, cf_ty;
 	LLVMValueRef fn, x, R, Mp, maskp, pcp, base, mmu, c, countp, target, lanes_tmp;
+	LLVMValueRef stream;			/* the call's whole-line global stores stream (an i1) */
 	LLVMValueRef val[WEFT_NUM_REGS];	/* the block's value of each row, NULL: in the file */
 	bool dirty[WEFT_NUM_REGS];		/* assigned in the block, not yet stored */
 	LLVMValueRef on;			/* the block's active lanes, NULL: not loaded yet */
@@ -1634,16 +1635,43 @@ static void contig_load(struct gen *g, const struct weft_inst *in, LLVMValueRef 
 	strided_load(g, in, p, on, weft_isa_ops[in->op].vec);
 }
 
-/* The store of contig_load(): the rows' elements interleaved lane by lane, one store. */
-static void contig_store(struct gen *g, const struct weft_inst *in, LLVMValueRef p)
+/*
+ * The store of contig_load(): the rows' elements interleaved lane by lane,
+ * one store.  A @global one of whole lines streams where the dispatch
+ * asks for it (execution.rst, "Streaming stores") and its start is a
+ * line's.
+ */
+static void contig_store(struct gen *g, const struct weft_inst *in, LLVMValueRef p, bool global)
 {
 	unsigned bits = weft_isa_type_bits(in->t), vec = weft_isa_ops[in->op].vec;
 	unsigned er = bits == 64 ? 2 : 1;
-	LLVMValueRef data[4];
+	LLVMValueRef data[4], v, line_start, one = c32(g, 1), streaming;
+	LLVMBasicBlockRef stream, cached, stored;
 
 	for (unsigned j = 0; j < vec; j++)
 		data[j] = get_elems(g, (in->d + j * er) % WEFT_NUM_REGS, bits);
-	LLVMSetAlignment(LLVMBuildStore(g->b, vec > 1 ? interleave(g, data, vec) : data[0], p), 1);
+	v = vec > 1 ? interleave(g, data, vec) : data[0];
+	if (!global || (g->NL * vec * bits / 8) % 64) {
+		LLVMSetAlignment(LLVMBuildStore(g->b, v, p), 1);
+		return;
+	}
+	stream = new_block(g, "stream");
+	cached = new_block(g, "cached");
+	stored = new_block(g, "stored");
+	line_start = LLVMBuildICmp(g->b, LLVMIntEQ,
+				   LLVMBuildAnd(g->b, LLVMBuildPtrToInt(g->b, p, g->i64, ""), c64(g, 63), ""),
+				   c64(g, 0), "");
+	LLVMBuildCondBr(g->b, LLVMBuildAnd(g->b, g->stream, line_start, ""), stream, cached);
+	LLVMPositionBuilderAtEnd(g->b, stream);
+	streaming = LLVMBuildStore(g->b, v, p);
+	LLVMSetAlignment(streaming, 64);
+	LLVMSetMetadata(streaming, LLVMGetMDKindIDInContext(g->C, "nontemporal", 11),
+			LLVMMDNodeInContext(g->C, &one, 1));
+	LLVMBuildBr(g->b, stored);
+	LLVMPositionBuilderAtEnd(g->b, cached);
+	LLVMSetAlignment(LLVMBuildStore(g->b, v, p), 1);
+	LLVMBuildBr(g->b, stored);
+	LLVMPositionBuilderAtEnd(g->b, stored);
 }
 
 /*
@@ -2053,7 +2081,7 @@ static LLVMValueRef global_paths(struct gen *g, struct paths *ps, const struct w
 		LLVMBuildCondBr(g->b, contig, fb, test);
 		LLVMPositionBuilderAtEnd(g->b, fb);
 		if (store) {
-			contig_store(g, in, p);
+			contig_store(g, in, p, true);
 		} else {
 			contig_load(g, in, p, on);
 			prefetch_next_span(g, p, NL * bytes);
@@ -2206,7 +2234,7 @@ static void known_local_paths(struct gen *g, struct paths *ps, const struct weft
 	LLVMPositionBuilderAtEnd(g->b, fast);
 	p = byte_ptr(g, slm, a0);
 	if (vector && store)
-		contig_store(g, in, p);
+		contig_store(g, in, p, false);
 	else if (vector)
 		contig_load(g, in, p, active(g));
 	else
@@ -2348,7 +2376,7 @@ static bool speculate_global(struct gen *g, unsigned i, const struct weft_inst *
 	LLVMPositionBuilderAtEnd(g->b, fast);
 	p = byte_ptr(g, host, LLVMBuildAnd(g->b, a0, c64(g, WEFT_MMU_PAGE_SIZE - 1), ""));
 	if (vector && store) {
-		contig_store(g, in, p);
+		contig_store(g, in, p, true);
 	} else if (vector || overlap) {
 		strided_load(g, in, p, active(g), vector ? vec : 1);
 		if (vector)
@@ -3890,6 +3918,8 @@ static bool build(struct gen *g, const char *name)
 	g->entry = entry;
 	g->target = LLVMBuildAlloca(g->b, g->i64, "target");
 	g->lanes_tmp = LLVMBuildAlloca(g->b, LLVMArrayType(g->i64, WEFT_MAX_LANES), "lanes");
+	g->stream = LLVMBuildICmp(g->b, LLVMIntNE, ctx_load(g, offsetof(struct weft_jit_ctx, stream), g->i8, "stream"),
+				  LLVMConstInt(g->i8, 0, false), "");
 	LLVMBuildBr(g->b, g->start);
 
 	/* A sub-group's turn starts here, also the next one's of a run that weft_jit_next_sg() sets up. */
@@ -4223,18 +4253,26 @@ static LLVMCodeGenOptLevel codegen_level_from_env(void)
 	return LLVMCodeGenLevelDefault;
 }
 
+static uint64_t count_from_env(const char *name, uint64_t otherwise)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? strtoull(v, NULL, 0) : otherwise;
+}
+
 uint64_t weft_jit_opt_items_from_env(void)
 {
-	const char *v = getenv("WEFT_MODEL_JIT_OPT_ITEMS");
-
-	return v && *v ? strtoull(v, NULL, 0) : WEFT_JIT_OPT_ITEMS;
+	return count_from_env("WEFT_MODEL_JIT_OPT_ITEMS", WEFT_JIT_OPT_ITEMS);
 }
 
 uint64_t weft_jit_opt_insts_from_env(void)
 {
-	const char *v = getenv("WEFT_MODEL_JIT_OPT_INSTS");
+	return count_from_env("WEFT_MODEL_JIT_OPT_INSTS", WEFT_JIT_OPT_INSTS);
+}
 
-	return v && *v ? strtoull(v, NULL, 0) : WEFT_JIT_OPT_INSTS;
+uint64_t weft_jit_stream_items_from_env(void)
+{
+	return count_from_env("WEFT_MODEL_STREAM_ITEMS", WEFT_JIT_STREAM_ITEMS);
 }
 
 /* The LLJIT of one tier of @j, whose code generation is at @level. */

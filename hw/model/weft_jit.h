@@ -40,6 +40,9 @@ struct weft_jit_ctx {
 	 * (execution.rst, "A run of sub-groups"). */
 	uint64_t *pending;
 	unsigned *live;
+	/* Whole 64-byte lines of global stores go past the host's caches
+	 * (execution.rst, "Streaming stores"); the caller fences them. */
+	bool stream;
 };
 
 /* Instructions between two checks of the watchdog and a reset (weft_exec.c). */
@@ -94,6 +97,12 @@ enum weft_jit_mode {
  * pays for the slower translation long before its items count does.
  */
 #define WEFT_JIT_OPT_INSTS	(1ull << 24)
+/*
+ * Work-items of one dispatch from which its translated global stores of
+ * whole lines stream (WEFT_MODEL_STREAM_ITEMS sets another count;
+ * execution.rst, "Streaming stores"): 32 MiB at 4 bytes an item.
+ */
+#define WEFT_JIT_STREAM_ITEMS	(1ull << 23)
 
 struct weft_jit;
 
@@ -103,6 +112,8 @@ enum weft_jit_mode weft_jit_mode_from_env(void);
 uint64_t weft_jit_opt_items_from_env(void);
 /* WEFT_MODEL_JIT_OPT_INSTS, else WEFT_JIT_OPT_INSTS. */
 uint64_t weft_jit_opt_insts_from_env(void);
+/* WEFT_MODEL_STREAM_ITEMS, else WEFT_JIT_STREAM_ITEMS. */
+uint64_t weft_jit_stream_items_from_env(void);
 /* NULL when the host has no usable LLVM target (then everything interprets). */
 struct weft_jit *weft_jit_create(void);
 void weft_jit_destroy(struct weft_jit *j);

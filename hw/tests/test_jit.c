@@ -1836,6 +1836,38 @@ static void t_optimizing_tier(void)
 }
 
 /*
+ * Global stores of whole lines stream past the cache (execution.rst,
+ * "Streaming stores") in every translated dispatch of models whose
+ * WEFT_MODEL_STREAM_ITEMS is 1: the accesses of every shape and width
+ * again, whole lines at a line's start or not, partial
+ * lines, loads of what was just stored, faults in the middle of a
+ * sub-group's lines, as the interpreter stores them.  Then the shared
+ * models are again the ones t_optimizing_tier() left, which stream none.
+ */
+static void streaming_models(const char *opt_items)
+{
+	teardown();
+	setenv("WEFT_MODEL_STREAM_ITEMS", "1", 1);
+	setup(opt_items);
+	unsetenv("WEFT_MODEL_STREAM_ITEMS");
+}
+
+static void t_streams(void)
+{
+	streaming_models(NULL);
+	t_directed();
+	t_vectors();
+	t_fault_mid_lane();
+	t_known_lanes();
+	t_traces();
+	/* The optimizing tier compiles slowly: one kernel of every store's shape. */
+	streaming_models("1");
+	t_vectors();
+	teardown();
+	setup("1");
+}
+
+/*
  * A kernel goes to the optimizing tier once dispatched with
  * WEFT_MODEL_JIT_OPT_ITEMS work-items in all; before, the fast tier's
  * translation runs it.
@@ -2049,6 +2081,8 @@ int main(void)
 	      t_default_mode);
 	h_run("jit: the optimizing tier's translations compute what the interpreter does",
 	      t_optimizing_tier);
+	h_run("jit: whole-line global stores that stream compute what the interpreter stores, both tiers",
+	      t_streams);
 	h_run("jit: a kernel goes to the optimizing tier once dispatched with its work-items in all",
 	      t_tier_threshold);
 	h_run("jit: or once its earlier dispatches executed its instructions in all",
