@@ -1835,6 +1835,15 @@ static void t_optimizing_tier(void)
 	      (unsigned long long)st.optimized, (unsigned long long)st.translated);
 }
 
+/* Fresh models whose every translated dispatch streams (WEFT_MODEL_STREAM_ITEMS=1). */
+static void streaming_models(const char *opt_items)
+{
+	teardown();
+	setenv("WEFT_MODEL_STREAM_ITEMS", "1", 1);
+	setup(opt_items);
+	unsetenv("WEFT_MODEL_STREAM_ITEMS");
+}
+
 /*
  * Global stores of whole lines stream past the cache (execution.rst,
  * "Streaming stores") in every translated dispatch of models whose
@@ -1844,14 +1853,6 @@ static void t_optimizing_tier(void)
  * sub-group's lines, as the interpreter stores them.  Then the shared
  * models are again the ones t_optimizing_tier() left, which stream none.
  */
-static void streaming_models(const char *opt_items)
-{
-	teardown();
-	setenv("WEFT_MODEL_STREAM_ITEMS", "1", 1);
-	setup(opt_items);
-	unsetenv("WEFT_MODEL_STREAM_ITEMS");
-}
-
 static void t_streams(void)
 {
 	streaming_models(NULL);
