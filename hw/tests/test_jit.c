@@ -401,8 +401,10 @@ static void t_traces(void)
  * consecutive addresses, each lane's vector right after the previous
  * lane's, loaded and stored (a copy stores what it loaded as it is: not
  * with one element changed, from the rows of two loads, or fewer of its
- * elements); some sub-groups' vectors cross a page, and masked lanes and
- * partial sub-groups take the per-lane path.
+ * elements); 64-bit elements, picked as 32-bit halves, added as 64-bit
+ * values (one load's lanes a 64-bit element apart, overlapping); some
+ * sub-groups' vectors cross a page, and masked lanes and partial
+ * sub-groups take the per-lane path.
  */
 static void t_vectors(void)
 {
@@ -428,6 +430,9 @@ static void t_vectors(void)
 		"\tst.global.v2.u64 [r8+9300], r92\n"
 		"\tst.global.v4.u64 [r12+10400], r84\n"
 		"\tst.global.v2.u32 [r10+12500], r82\n"
+		"\tld.global.v2.u64 r120, [r10+4400]\n"
+		"\tadd.u64 r124, r120, r86\n"
+		"\tst.global.u64 [r10+2000], r124\n"
 		"\tld.global.v4.u32 r104, [r8+3900]\n"
 		"\tadd.u32 r105, r105, 1\n"
 		"\tst.global.v4.u32 [r8+14000], r104\n"
@@ -921,9 +926,10 @@ static void t_known_lanes(void)
 		"\tend\n";
 	/*
 	 * Vector loads whose lanes overlap (a[i] and a[i + 1] as one v2
-	 * load, a[i + 1] to a[i + 4] as one v4), in the entry block and in a
-	 * later one: from a source that crosses a page inside a sub-group,
-	 * or whose last lanes run into an unmapped page.
+	 * load, a[i + 1] to a[i + 4] as one v4; then of 64-bit elements,
+	 * added as 64-bit values, and a copy of 64-bit vectors), in the entry
+	 * block and in a later one: from a source that crosses a page inside
+	 * a sub-group, or whose last lanes run into an unmapped page.
 	 */
 	static const char overlap[] =
 		"\ts2r.u64 r0, sr.args\n"
@@ -945,6 +951,16 @@ static void t_known_lanes(void)
 		"\tld.global.v2.u32 r20, [r10+8]\n"
 		"\tst.global.u32 [r12+3072], r20\n"
 		"\tst.global.u32 [r12+3584], r21\n"
+		"\tadd.u64 r22, r10, r8\n"
+		"\tld.global.v2.u64 r24, [r22+0]\n"
+		"\tadd.u64 r28, r24, r26\n"
+		"\tst.global.u32 [r12+4096], r28\n"
+		"\tst.global.u32 [r12+4608], r29\n"
+		"\tshl.u64 r30, r8, 3\n"
+		"\tadd.u64 r32, r2, r30\n"
+		"\tadd.u64 r34, r4, r30\n"
+		"\tld.global.v4.u64 r36, [r32+0]\n"
+		"\tst.global.v4.u64 [r34+5120], r36\n"
 		"\tend\n";
 	static const uint32_t goff[] = { 0, 0xfffffff0u, 0x7ffffff0u, 0xffffff00u };
 	uint64_t dst = dump_va + 98304;
