@@ -1868,38 +1868,93 @@ static void go_on_with(struct weft_jit_ctx *x, unsigned k, struct sg_state *next
 }
 
 /*
+ * Every sub-group of the work-group goes on from the barrier where all the
+ * live ones wait.  Returns the first live one (c->nsub: none), found on the
+ * way: a scan after the release would load the flags just stored.
+ */
+static unsigned release_barrier(struct weft_worker *w, const struct sg_ctx *c)
+{
+	unsigned first = c->nsub;
+
+	for (unsigned k = c->nsub; k-- > 0;) {
+		w->sgs[k].at_barrier = false;
+		if (!w->sgs[k].done)
+			first = k;
+	}
+	w->at_barrier = 0;
+	return first;
+}
+
+static bool gets_no_turn(const struct sg_state *s)
+{
+	return s->done || s->at_barrier;
+}
+
+/*
+ * The sub-group run_group() gives the next turn after c->sg's, which has
+ * ended or reached a barrier (recorded): the next one of the pass, else
+ * the first one of the next pass, after the barrier's release when every
+ * live sub-group waits at it.  c->nsub when no sub-group of the
+ * work-group is live.
+ */
+static unsigned next_turn(struct weft_worker *w, const struct sg_ctx *c)
+{
+	unsigned k = c->sg + 1;
+
+	while (k < c->nsub && gets_no_turn(&w->sgs[k]))
+		k++;
+	if (k < c->nsub || !w->live)
+		return k;
+	if (w->at_barrier == w->live)
+		return release_barrier(w, c);
+	for (k = 0; k < c->nsub && gets_no_turn(&w->sgs[k]); k++)
+		;
+	return k;
+}
+
+/*
  * A run of sub-groups (execution.rst): the translated turn of sub-group
- * c->sg ended, and run_group()'s next turn would be the first of sub-group
- * c->sg + 1, on the slot just freed, with nothing accounted in between;
- * then the call goes on with it, set up as run_group() and
- * run_translated() would set it up.  The turns, their order, the slots and
- * the points where the watchdog and a reset are checked stay the same.
- * next_whole_sub_group() of weft_jit.c does what this, enter_sg() and
- * go_on_with() do, inline, for a whole next sub-group: a state they set
- * up is set up there too.
+ * c->sg ended, and the call goes on with the turn run_group() would give
+ * next (next_turn()), with nothing accounted in between, set up as
+ * run_group() and run_translated() would set it up: the first turn of the
+ * next sub-group in the work-group's first pass, on the slot just freed,
+ * or, in a later pass, another sub-group's turn from where its last one
+ * stopped.  The turns, their order, the slots and the points where the
+ * watchdog and a reset are checked stay the same.  0 when the turn ends
+ * here (the work-group's last live sub-group ended, or the watchdog's
+ * batch is full).  next_whole_sub_group() of weft_jit.c does what this,
+ * enter_sg() and go_on_with() do, inline, for a whole next sub-group of
+ * the first pass: a state they set up is set up there too.
  */
 int weft_jit_next_sg(struct weft_jit_ctx *x)
 {
 	struct weft_worker *w = x->w;
 	struct sg_ctx *c = x->c;
-	struct sg_state *s = x->s, *next = s + 1;
-	unsigned simd = c->dp->simd;
+	struct sg_state *s = x->s, *next;
+	unsigned simd = c->dp->simd, k;
 
-	if (c->sg + 1 >= c->nsub || next->slot >= 0 || w->pending + x->count >= ACCOUNT_EVERY)
+	if (w->live == 1 || w->pending + x->count >= ACCOUNT_EVERY)
 		return 0;
 	s->done = true;
 	w->live--;
+	k = next_turn(w, c);
+	next = &w->sgs[k];
+	if (next->slot >= 0) {
+		w->slot_used[s->slot] = false;
+		go_on_with(x, k, next);
+		return 1;
+	}
 	/*
-	 * The next one not started means this is the first pass of the
-	 * work-group (round-robin would have started it after a yield or a
-	 * barrier), where the held slots are always the lowest ones: each
-	 * sub-group took the lowest free slot, and one that ended freed it for
-	 * the next.  So get_slot() would give the next one the slot this one
+	 * One not started means this is the first pass of the work-group
+	 * (round-robin would have started it after a yield or a barrier),
+	 * where the held slots are always the lowest ones: each sub-group
+	 * took the lowest free slot, and one that ended freed it for the
+	 * next.  So get_slot() would give the next one the slot this one
 	 * frees, whose register file and private memory the context holds.
 	 */
 	next->slot = s->slot;
-	enter_sg(c, c->sg + 1, next);
-	go_on_with(x, c->sg + 1, next);
+	enter_sg(c, k, next);
+	go_on_with(x, k, next);
 	/*
 	 * 2 lets the translation skip storing, into the file it leaves, the
 	 * rows the next sub-group overwrites first: right since that is the
@@ -1910,32 +1965,30 @@ int weft_jit_next_sg(struct weft_jit_ctx *x)
 
 /*
  * At a translated bar (execution.rst, "A run of sub-groups"): 1 when the
- * call goes on with the turn run_group() would give next, in the same pass
- * of its round-robin (the next sub-group that has not ended and does not
- * wait at a barrier, started now if it has not started), with nothing
- * accounted in between; then the context describes that sub-group, whose
- * turn starts at *pc.  0 when the turn ends here (the pass ends with it, or
- * the watchdog's batch is full).
+ * call goes on with the turn run_group() would give next (next_turn(),
+ * started now if it has not started), with nothing accounted in between;
+ * then the context describes that sub-group, whose turn starts at *pc.
+ * 0 when the turn ends here (the watchdog's batch is full).
  */
 int weft_jit_next_at_bar(struct weft_jit_ctx *x)
 {
 	struct weft_worker *w = x->w;
 	struct sg_ctx *c = x->c;
 	struct sg_state *s = x->s, *next;
-	unsigned k = c->sg + 1;
+	unsigned k;
 
 	if (w->pending + x->count >= ACCOUNT_EVERY)
 		return 0;
-	while (k < c->nsub && (w->sgs[k].done || w->sgs[k].at_barrier))
-		k++;
-	if (k >= c->nsub)
-		return 0;
-	next = &w->sgs[k];
-	/* On an error (set), the turn ends here, and run_group() meets it again. */
-	if (next->slot < 0 && start_sg(w, c, k, next))
-		return 0;
 	s->at_barrier = true;
 	w->at_barrier++;
+	k = next_turn(w, c);
+	next = &w->sgs[k];
+	/* On an error (set), the turn ends here, and run_group() meets it again. */
+	if (next->slot < 0 && start_sg(w, c, k, next)) {
+		s->at_barrier = false;
+		w->at_barrier--;
+		return 0;
+	}
 	go_on_with(x, k, next);
 	return 1;
 }
@@ -2015,11 +2068,8 @@ static int run_group(struct weft_worker *w)
 				w->at_barrier++;
 			}
 		}
-		if (w->live && w->at_barrier == w->live) {
-			for (unsigned k = 0; k < c->nsub; k++)
-				w->sgs[k].at_barrier = false;
-			w->at_barrier = 0;
-		}
+		if (w->live && w->at_barrier == w->live)
+			release_barrier(w, c);
 	}
 	return 0;
 fail:

@@ -1455,12 +1455,14 @@ static void t_run_inline(void)
  * work-group's pass in the same call.  Each turn takes a ticket from a
  * counter in memory and records its sub-group there, so the order of the
  * turns is in memory.  Sub-group 1 reaches its barrier inside an if with
- * only its even lanes on (its lane masks are not the next one's), sub-group
- * 2 ends after the first phase (the others no longer wait for it), each
- * item reads another sub-group's value from SLM after the barrier and its
- * own private memory at the end (its slot's), in partial work-groups and
- * sub-groups of 1 and 2 dimensions.  Then the same with phases forever:
- * the watchdog must stop it after the same turn both ways.
+ * only its even lanes on (its lane masks are not the next one's) and
+ * yields once before its first barrier (the others wait there for it
+ * over passes), sub-groups 0 and 2 end after the first phase (the
+ * others no longer wait for them, and the next pass starts with sub-group
+ * 1), each item reads another sub-group's value from SLM after the barrier
+ * and its own private memory at the end (its slot's), in partial
+ * work-groups and sub-groups of 1 and 2 dimensions.  Then the same with
+ * phases forever: the watchdog must stop it after the same turn both ways.
  */
 static void t_barrier_runs(void)
 {
@@ -1493,6 +1495,14 @@ static void t_barrier_runs(void)
 			 "\tst.global.u32 [r24+64], r23\n"
 			 "\tadd.u32 r65, r65, r21\n"
 			 "\tst.local.u32 [r4+0], r64\n"
+			 "\txor.u32 r14, r8, 1\n"
+			 "\tor.u32 r14, r14, r12\n"
+			 "\tset.eq.u32 r14, r14, 0\n"
+			 "\tand.u32 r15, r14, 1500\n"
+			 "\tmov.u32 r16, 0\n"
+			 "spin:\tadd.u32 r16, r16, 1\n"
+			 "\tset.lt.u32 r17, r16, r15\n"
+			 "\tbra.any r17, spin\n"
 			 "\tset.eq.u32 r3, r8, 1\n"
 			 "\tbra.any r3, divergent\n"
 			 "\tbar\n"
@@ -1505,7 +1515,8 @@ static void t_barrier_runs(void)
 			 "joined:\n\tld.local.u32 r22, [r4+128]\n"
 			 "\tadd.u32 r66, r66, r22\n"
 			 "\tbar\n"
-			 "\tset.eq.u32 r3, r8, 2\n"
+			 "\tand.u32 r3, r8, 0xfffffffd\n"
+			 "\tset.eq.u32 r3, r3, 0\n"
 			 "\tbra.any r3, early\n"
 			 "\tadd.u32 r12, r12, 1\n"
 			 "\tadd.u32 r64, r64, r12\n"
@@ -2073,7 +2084,7 @@ int main(void)
 	      t_run_inline);
 	h_run("jit: a whole next sub-group of a run counts its entry block for the watchdog",
 	      t_run_entry_count);
-	h_run("jit: runs through barriers: masks, ended sub-groups, SLM, scratch, partial, 2D, watchdog",
+	h_run("jit: runs through barriers and passes: masks, yields, ended sub-groups, SLM, scratch, partial, 2D, watchdog",
 	      t_barrier_runs);
 	h_run("jit: global .v2/.v4 loads and stores, uniform and consecutive, crossing pages, masked",
 	      t_vectors);
