@@ -2031,6 +2031,9 @@ static int run_group(struct weft_worker *w)
 		}
 		c->nsub = (c->nitems + dp->simd - 1) / dp->simd;
 	}
+	_Static_assert(WEFT_MODEL_MAX_WG_SIZE < 1 << 16, "sg_ctx.lsz_recip is exact below 2^16");
+	c->lsz_recip[0] = ((1ull << 32) + c->lsz[0] - 1) / c->lsz[0];
+	c->lsz_recip[1] = ((1ull << 32) + c->lsz[0] * c->lsz[1] - 1) / (c->lsz[0] * c->lsz[1]);
 	w->M_simd = 0;	/* the interpreter and errors leave M unknown */
 	for (unsigned k = 0; k < c->nsub; k++) {
 		w->sgs[k].slot = -1;

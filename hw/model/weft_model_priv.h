@@ -149,6 +149,10 @@ struct sg_ctx {
 	const uint64_t *ngroups;
 	uint32_t gid[3];
 	uint32_t lsz[3];	/* actual size of this (possibly partial) group */
+	/* 2^32 / lsz[0] and 2^32 / (lsz[0] * lsz[1]), rounded up: the
+	 * translation divides the sub-group's first item by these sizes as a
+	 * multiplication (exact for any item index below 2^16). */
+	uint64_t lsz_recip[2];
 	uint32_t nitems, nsub, sg;
 	bool lid_valid;		/* lid[] computed for this sub-group */
 	uint32_t lid[3][WEFT_MAX_LANES];
