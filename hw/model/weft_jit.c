@@ -925,6 +925,41 @@ static LLVMValueRef default_nan(struct gen *g, LLVMValueRef r)
 	return LLVMBuildSelect(g->b, LLVMBuildFCmp(g->b, LLVMRealUNO, r, r, ""), nan, r, "");
 }
 
+static unsigned block_end(const struct gen *g, unsigned i, unsigned *last, unsigned *n);
+
+static bool is_f32_arith(const struct weft_inst *in)
+{
+	return in->t == WEFT_TYPE_F32 && in->op >= WEFT_OP_FADD && in->op <= WEFT_OP_FFMA;
+}
+
+/*
+ * Whether f32 arithmetic @in's result may keep the NaN the host returns:
+ * in the rest of its block, only f32 arithmetic reads the row before an
+ * instruction overwrites it in every active lane (the block's lanes: the
+ * lanes the result left alone keep their earlier value).  A NaN operand
+ * gives those operations a NaN, and the one that stores a value nothing
+ * else reads replaces it by the default NaN, so every value the kernel
+ * can see is as the interpreter's.  The default NaN's compare and select
+ * after each of an SGEMM's chained fmas are then saved.
+ */
+static bool only_f32_arith_reads(const struct gen *g, const struct weft_inst *in)
+{
+	const struct kernel *k = g->k;
+	unsigned i = (unsigned)(in - k->insts), last;
+	unsigned end = block_end(g, i, &last, NULL);
+
+	for (unsigned j = i + in->nwords; j < end; j += k->insts[j].nwords) {
+		uint8_t use[WEFT_NUM_REGS] = { 0 };
+
+		inst_rows(&k->insts[j], use);
+		if ((use[in->d] & 8) && !is_f32_arith(&k->insts[j]))
+			return false;
+		if (use[in->d] & 4)
+			return true;
+	}
+	return false;
+}
+
 /*
  * f32 add, sub, mul and fma: IEEE round to nearest even on the host's
  * vector unit, as the interpreter's C (built without contraction: -std=c11).
@@ -946,7 +981,9 @@ static void emit_falu(struct gen *g, const struct weft_inst *in)
 		d = intrinsic(g, "llvm.fma", &vf, 1, args, 3);
 	}
 	}
-	set_masked(g, in->d, LLVMBuildBitCast(g->b, default_nan(g, d), g->vi32, ""), on);
+	if (!only_f32_arith_reads(g, in))
+		d = default_nan(g, d);
+	set_masked(g, in->d, LLVMBuildBitCast(g->b, d, g->vi32, ""), on);
 }
 
 /*
@@ -3445,7 +3482,7 @@ static bool emit_inst(struct gen *g, unsigned i)
 			in->t == WEFT_TYPE_F32 ? emit_fscan(g, in) : emit_scan(g, in);
 		else if (weft_isa_ops[in->op].cls == WEFT_CLASS_XLANE)
 			emit_shuffle(g, in);
-		else if (in->t == WEFT_TYPE_F32 && in->op >= WEFT_OP_FADD && in->op <= WEFT_OP_FFMA)
+		else if (is_f32_arith(in))
 			emit_falu(g, in);
 		else if (in->t == WEFT_TYPE_F32 && in->op != WEFT_OP_MOV && in->op != WEFT_OP_SEL)
 			emit_fother(g, in);

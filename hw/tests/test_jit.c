@@ -615,8 +615,9 @@ static void t_cross_lane(void)
 }
 
 /*
- * f32 compares, minNum / maxNum, neg, abs and the reductions and scans of
- * add, mul, min and max, on operands drawn from NaNs (quiet, signalling,
+ * f32 compares, minNum / maxNum, neg, abs, chains of arithmetic and the
+ * reductions and scans of add, mul, min and max, on operands drawn from
+ * NaNs (quiet, signalling,
  * negative), zeros of both signs, infinities, denormals and ordinary
  * values, in sub-groups with lanes off and partial ones.
  */
@@ -647,6 +648,16 @@ static void t_float(void)
 			     "\tfmul.f32 r%u, r10, r11\n",
 			     row, row + 1, row + 2, row + 3, row + 4, row + 5, row + 6, row + 7);
 		row += 8;
+		/* Chains whose links keep the host's NaN (r20..r22, overwritten) and
+		 * values that only_f32_arith_reads() must give the default NaN: the
+		 * last link, and one a mov reads after an fmul before it is
+		 * overwritten. */
+		p += sprintf(p, "\tfadd.f32 r20, r10, r11\n\tfmul.f32 r21, r20, r11\n"
+			     "\tffma.f32 r22, r21, r10, r20\n\tfsub.f32 r%u, r22, r10\n"
+			     "\tfsub.f32 r23, r10, r11\n\tfmul.f32 r%u, r23, r23\n\tmov.u32 r%u, r23\n"
+			     "\tmov.u32 r20, 0\n\tmov.u32 r21, 0\n\tmov.u32 r22, 0\n\tmov.u32 r23, 0\n",
+			     row, row + 1, row + 2);
+		row += 3;
 		for (unsigned o = 0; o < 4; o++)
 			for (unsigned k = 0; k < 3; k++)
 				p += sprintf(p, "\t%s.%s.f32 r%u, r10\n", kinds[k], ops[o], row++);
