@@ -2245,9 +2245,28 @@ static void picked_local_path(struct gen *g, struct paths *ps, const struct weft
 }
 
 /*
+ * Whether the 32-bit SLM addresses in row @r step by @step bytes from lane
+ * to lane, as an i1 (each access computes it within its paths, which
+ * forget what they derive; LLVM's CSE merges the block's copies).
+ */
+static LLVMValueRef local_address_shape(struct gen *g, unsigned r, unsigned step)
+{
+	LLVMValueRef lane[WEFT_MAX_LANES], base = get(g, r), want;
+
+	for (unsigned l = 0; l < g->NL; l++)
+		lane[l] = c32(g, l * step);
+	want = LLVMBuildShuffleVector(g->b, base, LLVMGetUndef(g->vi32),
+				      LLVMConstNull(LLVMVectorType(g->i32, g->NL)), "");
+	want = LLVMBuildAdd(g->b, want, LLVMConstVector(lane, g->NL), "");
+	return all_lanes(g, LLVMBuildICmp(g->b, LLVMIntEQ, base, want, ""));
+}
+
+/*
  * ld/st.local of 32/64-bit elements with every lane on, at an address
  * known (struct lin) to step by the access's size from lane to lane, or a
- * load at one address in every lane: when the access from lane 0's
+ * load at one address in every lane, or, in the optimizing tier, at
+ * addresses found at run time to step so (an SGEMM's tile rows, whose
+ * addresses the loop's blocks do not know): when the access from lane 0's
  * address to the last lane's end lies inside the dispatch's SLM of
  * @limit bytes (an i64; so no lane's 32-bit address wrapped around), one
  * vector access, or one load per element, at @slm + that address: a path
@@ -2260,25 +2279,34 @@ static void known_local_paths(struct gen *g, struct paths *ps, const struct weft
 	unsigned bytes = bits / 8 * vec;
 	const struct lin *l = lin32(g, in->a);
 	LLVMBasicBlockRef fast, other;
-	LLVMValueRef a0, end, p;
-	bool vector;
+	LLVMValueRef u, a0, end, p, ok;
+	bool vector = true, steps = false;
 
 	if (!g->full || bits < 32)
 		return;
-	if (!l) {
-		if (!store && vec == 1 && g->pick[in->a].cond && is_const(g->pick[in->a].step, bytes))
-			picked_local_path(g, ps, in, limit, slm);
+	if (l) {
+		vector = is_const(l->step, bytes);
+		if (!vector && (store || !is_const(l->step, 0)))
+			return;
+		u = l->u;
+	} else if (!store && vec == 1 && g->pick[in->a].cond && is_const(g->pick[in->a].step, bytes)) {
+		picked_local_path(g, ps, in, limit, slm);
+		return;
+	} else if (g->row_variants) {
+		u = LLVMBuildZExt(g->b, LLVMBuildExtractElement(g->b, get(g, in->a), c32(g, 0), ""), g->i64, "");
+		steps = true;
+	} else {
 		return;
 	}
-	vector = is_const(l->step, bytes);
-	if (!vector && (store || !is_const(l->step, 0)))
-		return;
-	a0 = LLVMBuildZExt(g->b, LLVMBuildTrunc(g->b, LLVMBuildAdd(g->b, l->u, c64(g, in->imm), ""),
+	a0 = LLVMBuildZExt(g->b, LLVMBuildTrunc(g->b, LLVMBuildAdd(g->b, u, c64(g, in->imm), ""),
 						g->i32, ""), g->i64, "");
 	end = LLVMBuildAdd(g->b, a0, c64(g, vector ? (uint64_t)g->NL * bytes : bytes), "");
+	ok = LLVMBuildICmp(g->b, LLVMIntULE, end, limit, "");
+	if (steps)
+		ok = LLVMBuildAnd(g->b, local_address_shape(g, in->a, bytes), ok, "");
 	fast = new_block(g, vector ? "local_vector" : "local_uniform");
 	other = new_block(g, "local_lanes?");
-	LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntULE, end, limit, ""), fast, other);
+	LLVMBuildCondBr(g->b, ok, fast, other);
 	LLVMPositionBuilderAtEnd(g->b, fast);
 	p = byte_ptr(g, slm, a0);
 	if (vector && store)
