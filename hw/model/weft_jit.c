@@ -2246,8 +2246,9 @@ static void picked_local_path(struct gen *g, struct paths *ps, const struct weft
 
 /*
  * Whether the 32-bit SLM addresses in row @r step by @step bytes from lane
- * to lane, as an i1 (each access computes it within its paths, which
- * forget what they derive; LLVM's CSE merges the block's copies).
+ * to lane (0: all the same), as an i1 (each access computes it within its
+ * paths, which forget what they derive; LLVM's CSE merges the block's
+ * copies).
  */
 static LLVMValueRef local_address_shape(struct gen *g, unsigned r, unsigned step)
 {
@@ -2262,15 +2263,45 @@ static LLVMValueRef local_address_shape(struct gen *g, unsigned r, unsigned step
 }
 
 /*
+ * A path of @ps for ld/st.local @in with every lane on, when @shape (NULL:
+ * known true) holds and the access from lane 0's 32-bit address @a0 (an
+ * i64) to the last lane's end lies inside the dispatch's SLM of @limit
+ * bytes (so no lane's 32-bit address wrapped around): one vector access
+ * (@vector: the lanes step by the access's size), or one load per element
+ * (one address in every lane), at @slm + @a0.
+ */
+static void local_path(struct gen *g, struct paths *ps, const struct weft_inst *in, bool store, bool vector,
+		       LLVMValueRef shape, LLVMValueRef a0, LLVMValueRef limit, LLVMValueRef slm)
+{
+	unsigned bytes = weft_isa_type_bits(in->t) / 8 * weft_isa_ops[in->op].vec;
+	LLVMValueRef end = LLVMBuildAdd(g->b, a0, c64(g, vector ? (uint64_t)g->NL * bytes : bytes), "");
+	LLVMValueRef ok = LLVMBuildICmp(g->b, LLVMIntULE, end, limit, ""), p;
+	LLVMBasicBlockRef fast = new_block(g, vector ? "local_vector" : "local_uniform");
+	LLVMBasicBlockRef other = new_block(g, "local_lanes?");
+
+	if (shape)
+		ok = LLVMBuildAnd(g->b, shape, ok, "");
+	LLVMBuildCondBr(g->b, ok, fast, other);
+	LLVMPositionBuilderAtEnd(g->b, fast);
+	p = byte_ptr(g, slm, a0);
+	if (vector && store)
+		contig_store(g, in, p, false);
+	else if (vector)
+		contig_load(g, in, p, active(g));
+	else
+		uniform_load(g, in, p, active(g));
+	path_end(g, ps);
+	LLVMPositionBuilderAtEnd(g->b, other);
+}
+
+/*
  * ld/st.local of 32/64-bit elements with every lane on, at an address
  * known (struct lin) to step by the access's size from lane to lane, or a
- * load at one address in every lane, or, in the optimizing tier, at
- * addresses found at run time to step so (an SGEMM's tile rows, whose
- * addresses the loop's blocks do not know): when the access from lane 0's
- * address to the last lane's end lies inside the dispatch's SLM of
- * @limit bytes (an i64; so no lane's 32-bit address wrapped around), one
- * vector access, or one load per element, at @slm + that address: a path
- * of @ps.  The builder is left where the other paths start.
+ * load at one address in every lane: local_path().  In the optimizing
+ * tier, at addresses not known so, the same paths when a test at run time
+ * finds them stepping so, or all the same for a load (an SGEMM's tile
+ * rows and columns, whose addresses its loop's blocks do not know).  The
+ * builder is left where the other paths start.
  */
 static void known_local_paths(struct gen *g, struct paths *ps, const struct weft_inst *in, bool store,
 			      LLVMValueRef limit, LLVMValueRef slm)
@@ -2278,9 +2309,8 @@ static void known_local_paths(struct gen *g, struct paths *ps, const struct weft
 	unsigned bits = weft_isa_type_bits(in->t), vec = weft_isa_ops[in->op].vec;
 	unsigned bytes = bits / 8 * vec;
 	const struct lin *l = lin32(g, in->a);
-	LLVMBasicBlockRef fast, other;
-	LLVMValueRef u, a0, end, p, ok;
-	bool vector = true, steps = false;
+	LLVMValueRef u, a0;
+	bool vector;
 
 	if (!g->full || bits < 32)
 		return;
@@ -2294,29 +2324,18 @@ static void known_local_paths(struct gen *g, struct paths *ps, const struct weft
 		return;
 	} else if (g->row_variants) {
 		u = LLVMBuildZExt(g->b, LLVMBuildExtractElement(g->b, get(g, in->a), c32(g, 0), ""), g->i64, "");
-		steps = true;
 	} else {
 		return;
 	}
 	a0 = LLVMBuildZExt(g->b, LLVMBuildTrunc(g->b, LLVMBuildAdd(g->b, u, c64(g, in->imm), ""),
 						g->i32, ""), g->i64, "");
-	end = LLVMBuildAdd(g->b, a0, c64(g, vector ? (uint64_t)g->NL * bytes : bytes), "");
-	ok = LLVMBuildICmp(g->b, LLVMIntULE, end, limit, "");
-	if (steps)
-		ok = LLVMBuildAnd(g->b, local_address_shape(g, in->a, bytes), ok, "");
-	fast = new_block(g, vector ? "local_vector" : "local_uniform");
-	other = new_block(g, "local_lanes?");
-	LLVMBuildCondBr(g->b, ok, fast, other);
-	LLVMPositionBuilderAtEnd(g->b, fast);
-	p = byte_ptr(g, slm, a0);
-	if (vector && store)
-		contig_store(g, in, p, false);
-	else if (vector)
-		contig_load(g, in, p, active(g));
-	else
-		uniform_load(g, in, p, active(g));
-	path_end(g, ps);
-	LLVMPositionBuilderAtEnd(g->b, other);
+	if (l) {
+		local_path(g, ps, in, store, vector, NULL, a0, limit, slm);
+		return;
+	}
+	local_path(g, ps, in, store, true, local_address_shape(g, in->a, bytes), a0, limit, slm);
+	if (!store)
+		local_path(g, ps, in, false, false, local_address_shape(g, in->a, 0), a0, limit, slm);
 }
 
 /*

@@ -1082,12 +1082,14 @@ static void t_known_local(void)
 /*
  * SLM accesses at addresses the translator cannot know, loaded per lane
  * from memory, that step by the access's size from lane to lane at run
- * time (an SGEMM's tile rows in its loop; the optimizing tier's run-time
- * test, known_local_paths()): 4-, 8- and 16-byte steps, in the block that
+ * time, or are all the same (an SGEMM's tile rows and columns in its loop;
+ * the optimizing tier's run-time tests, known_local_paths()): 4-, 8- and
+ * 16-byte steps and one address of every width, in the block that
  * loads them and in later ones, loads and stores, a row of 4-byte steps
  * read by an 8-byte load, and a row that changes after an access at its
  * addresses; then one lane out of step, the last lanes past the SLM's end,
- * and lanes wrapping around 2^32.
+ * lanes wrapping around 2^32, and one address whose access ends past the
+ * end or wraps.
  */
 static void t_stepping_local(void)
 {
@@ -1095,11 +1097,12 @@ static void t_stepping_local(void)
 		"\ts2r.u64 r0, sr.args\n"
 		"\ts2r.u32 r2, sr.local_linear_id\n"
 		"\tcvt.u64.u32 r6, r2\n"
-		"\tshl.u64 r6, r6, 4\n"
+		"\tshl.u64 r6, r6, 5\n"
 		"\tadd.u64 r6, r6, r0\n"
 		"\tld.global.u32 r3, [r6+0]\n"
 		"\tld.global.u32 r4, [r6+4]\n"
 		"\tld.global.u32 r5, [r6+8]\n"
+		"\tld.global.u32 r7, [r6+12]\n"
 		"\tst.local.u32 [r3+0], r2\n"
 		"\tld.local.u32 r64, [r3+0]\n"
 		"\tbar\n"
@@ -1107,6 +1110,10 @@ static void t_stepping_local(void)
 		"\tld.local.u64 r66, [r4+0]\n"
 		"\tld.local.v2.u32 r68, [r4+8]\n"
 		"\tld.local.v4.u32 r72, [r5+0]\n"
+		"\tld.local.v2.u32 r86, [r7+8]\n"
+		"\tld.local.u64 r88, [r7+16]\n"
+		"\tld.local.u32 r84, [r7+0]\n"
+		"\tld.local.v4.u32 r92, [r7+0]\n"
 		"\tbar\n"
 		"\tst.local.v2.u32 [r4+0], r66\n"
 		"\tbar\n"
@@ -1114,19 +1121,22 @@ static void t_stepping_local(void)
 		"\tld.local.v4.u32 r76, [r5+16]\n"
 		"\tld.local.u32 r80, [r3+0]\n"
 		"\tld.local.u64 r82, [r3+0]\n"
-		"\tld.global.u32 r3, [r6+12]\n"
+		"\tld.global.u32 r3, [r6+16]\n"
 		"\tld.local.u32 r81, [r3+0]\n"
 		"\tend\n";
-	/* Lane 0's addresses of 4-, 8- and 16-byte steps; the lane put out of step. */
-	static const struct { uint32_t base[3]; unsigned odd; } cases[] = {
-		{ { 0, 0, 0 }, 64 },
-		{ { 1024, 4, 16 }, 64 },
-		{ { 0, 0, 0 }, 5 },
-		{ { 0, 0, 0 }, 31 },
-		{ { 4096 - 4 * 40, 0, 0 }, 64 },	/* lanes 40 on past the end */
-		{ { 0, 4096 - 8 * 60, 0 }, 64 },	/* the v2 at +8 of the last lane past it */
-		{ { 0, 0, 4096 - 16 * 60 }, 64 },	/* the v4 at +16 of the last lane past it */
-		{ { 0xfffffff0, 0, 0 }, 64 },		/* lanes 0..3 past 2^32 - 16 */
+	/* Lane 0's addresses of 4-, 8- and 16-byte steps, the one address of
+	 * every lane; the lane put out of step. */
+	static const struct { uint32_t base[4]; unsigned odd; } cases[] = {
+		{ { 0, 0, 0, 64 }, 64 },
+		{ { 1024, 4, 16, 4 }, 64 },
+		{ { 0, 0, 0, 64 }, 5 },
+		{ { 0, 0, 0, 64 }, 31 },
+		{ { 4096 - 4 * 40, 0, 0, 64 }, 64 },	/* lanes 40 on past the end */
+		{ { 0, 4096 - 8 * 60, 0, 64 }, 64 },	/* the v2 at +8 of the last lane past it */
+		{ { 0, 0, 4096 - 16 * 60, 64 }, 64 },	/* the v4 at +16 of the last lane past it */
+		{ { 0xfffffff0, 0, 0, 64 }, 64 },	/* lanes 0..3 past 2^32 - 16 */
+		{ { 0, 0, 0, 4096 - 20 }, 64 },		/* the u64 at +16 past the end */
+		{ { 0, 0, 0, 0xfffffff8 }, 64 },	/* +8 and +16 wrap to 0 and 8, +0 past */
 	};
 	uint32_t *a32[2] = { (uint32_t *)args[0], (uint32_t *)args[1] };
 	char what[96];
@@ -1135,11 +1145,12 @@ static void t_stepping_local(void)
 		return;
 	for (unsigned c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
 		for (unsigned l = 0; l < 64; l++) {
-			for (unsigned k = 0; k < 3; k++)
-				a32[0][4 * l + k] = a32[1][4 * l + k] = cases[c].base[k] + (l << (k + 2)) +
+			for (unsigned k = 0; k < 4; k++)
+				a32[0][8 * l + k] = a32[1][8 * l + k] = cases[c].base[k] +
+									   (k < 3 ? l << (k + 2) : 0) +
 									   (l == cases[c].odd ? 4 : 0);
 			/* The row changes in the block that knew its step: lanes reversed. */
-			a32[0][4 * l + 3] = a32[1][4 * l + 3] = (63 - l) * 4;
+			a32[0][8 * l + 4] = a32[1][8 * l + 4] = (63 - l) * 4;
 		}
 		snprintf(what, sizeof(what), "SLM lanes stepping at run time, case %u", c);
 		both_work_groups(what);
