@@ -62,6 +62,8 @@
 #define ADDRESS_SHAPES	5	/* lane steps address_shape() knows: 0, 4, 8, 16, 32 bytes */
 #define PREFETCH_SPAN	256	/* the least span of a sub-group's load prefetch_next_span() takes */
 #define PAGE_SITES	8	/* accesses of a translation that keep their last page (page_lookup()) */
+#define STEP_SITES	8	/* loads of a translation that prefetch by their step (prefetch_by_step()) */
+#define STEPS_AHEAD	2	/* ... that many sub-groups ahead */
 
 /*
  * WEFT_MODEL_JIT_PROFILE=1: how often translated code ran each instruction
@@ -513,6 +515,9 @@ struct gen {
 	LLVMBasicBlockRef entry;
 	unsigned npage_sites, ncalls;
 	LLVMValueRef page_vpn[PAGE_SITES], page_host[PAGE_SITES];
+	/* prefetch_by_step(): each site's last span (allocas: its host address). */
+	unsigned nstep_sites;
+	LLVMValueRef step_last[STEP_SITES];
 	LLVMValueRef *calls;
 	bool out_of_memory;
 };
@@ -1632,6 +1637,49 @@ static void prefetch_next_span(struct gen *g, LLVMValueRef p, unsigned bytes)
 }
 
 /*
+ * The span of @bytes at host address @p STEPS_AHEAD sub-groups on, at the
+ * step between this load's spans in the call's last two sub-groups (the
+ * optimizing tier, for the spans prefetch_next_span() leaves): the
+ * sub-groups of a 2D kernel read a row of its work-group each, a row of
+ * the grid apart, where the host's prefetcher, which follows the accesses
+ * within a page, sees one access per page and work-group (the naive
+ * transpose waited on its load of a row half of its translated time).  A
+ * step of 1 MiB or more (the call's first sub-group) prefetches the span
+ * itself, already loaded.
+ */
+static void prefetch_by_step(struct gen *g, LLVMValueRef p, unsigned bytes)
+{
+	LLVMValueRef site, cur, step, near, at;
+	LLVMBuilderRef b;
+
+	if (!g->row_variants || g->nstep_sites == STEP_SITES)
+		return;
+	b = LLVMCreateBuilderInContext(g->C);
+	LLVMPositionBuilderBefore(b, LLVMGetBasicBlockTerminator(g->entry));
+	site = g->step_last[g->nstep_sites++] = LLVMBuildAlloca(b, g->i64, "step_last");
+	LLVMBuildStore(b, c64(g, 0), site);
+	LLVMDisposeBuilder(b);
+	cur = LLVMBuildPtrToInt(g->b, p, g->i64, "");
+	step = LLVMBuildSub(g->b, cur, LLVMBuildLoad2(g->b, g->i64, site, ""), "step");
+	LLVMBuildStore(g->b, cur, site);
+	near = LLVMBuildICmp(g->b, LLVMIntULT, LLVMBuildAdd(g->b, step, c64(g, 1u << 20), ""), c64(g, 2u << 20), "");
+	at = byte_ptr(g, p, LLVMBuildSelect(g->b, near, LLVMBuildMul(g->b, step, c64(g, STEPS_AHEAD), ""),
+					    c64(g, 0), ""));
+	for (unsigned o = 0; o < bytes; o += 64)
+		intrinsic(g, "llvm.prefetch", &g->ptr, 1,
+			  (LLVMValueRef[]){ byte_ptr(g, at, c64(g, o)), c32(g, 0), c32(g, 3), c32(g, 1) }, 4);
+}
+
+/* What a load of a span of @bytes at host address @p prefetches for later sub-groups. */
+static void prefetch_ahead(struct gen *g, LLVMValueRef p, unsigned bytes)
+{
+	if (bytes >= PREFETCH_SPAN)
+		prefetch_next_span(g, p, bytes);
+	else
+		prefetch_by_step(g, p, bytes);
+}
+
+/*
  * The @vec elements of every lane, lane l's first at @p + l * @stride
  * elements (the vector fast paths: @stride is @vec when the lanes follow
  * one another, less when their elements overlap): one load of all of
@@ -2132,7 +2180,7 @@ static LLVMValueRef global_paths(struct gen *g, struct paths *ps, const struct w
 			contig_store(g, in, p, true);
 		} else {
 			contig_load(g, in, p, on);
-			prefetch_next_span(g, p, NL * bytes);
+			prefetch_ahead(g, p, NL * bytes);
 		}
 		path_end(g, ps);
 		LLVMPositionBuilderAtEnd(g->b, test);
@@ -2474,8 +2522,7 @@ static bool speculate_global(struct gen *g, unsigned i, const struct weft_inst *
 		contig_store(g, in, p, true);
 	} else if (vector || overlap) {
 		strided_load(g, in, p, active(g), vector ? vec : 1);
-		if (vector)
-			prefetch_next_span(g, p, g->NL * bytes);
+		prefetch_ahead(g, p, vector ? g->NL * bytes : (g->NL - 1) * size + bytes);
 	} else {
 		for (unsigned j = 0; j < vec; j++) {
 			LLVMValueRef v = LLVMBuildLoad2(g->b, bits == 64 ? g->i64 : g->i32,
