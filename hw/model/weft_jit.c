@@ -3176,16 +3176,20 @@ static void trace(struct gen *g, unsigned first, bool full)
  * for jump()).  Deferred (a trace): the way on goes on with the next block
  * itself when @mask_after (the construct's new mask) has every lane on, and
  * the jump with its target when that is an else or endif ahead; every
- * other way stores the rows first.
+ * other way stores the rows first.  @unstored: that new mask when only the
+ * ways other than the trace of the next block store it (an if's: with
+ * every lane on before and after, the mask stored is already that one).
  */
 static void next_or_jump(struct gen *g, unsigned i, const struct weft_inst *in, LLVMValueRef go,
-			 LLVMValueRef mask_after, LLVMValueRef tgt, int static_idx)
+			 LLVMValueRef mask_after, LLVMValueRef unstored, LLVMValueRef tgt, int static_idx)
 {
 	LLVMBasicBlockRef jb = new_block(g, "no_lanes"), nb, ib = NULL;
 	unsigned next = i + in->nwords;
 	bool deferred = g->deferred, on_next, on_jump;
 	struct view *v;
 
+	if (unstored && !deferred)
+		store_mask(g, unstored);
 	if (!deferred) {
 		LLVMBuildCondBr(g->b, go, g->blk[next], jb);
 		LLVMPositionBuilderAtEnd(g->b, jb);
@@ -3206,6 +3210,8 @@ static void next_or_jump(struct gen *g, unsigned i, const struct weft_inst *in, 
 						    every_lane(g), ""), ib, nb);
 		LLVMPositionBuilderAtEnd(g->b, nb);
 	}
+	if (unstored)
+		store_mask(g, unstored);
 	flush_leaving(g, NULL);
 	LLVMBuildBr(g->b, g->blk[next]);
 	if (v)
@@ -3219,6 +3225,8 @@ static void next_or_jump(struct gen *g, unsigned i, const struct weft_inst *in, 
 		view_restore(g, v);
 	}
 	LLVMPositionBuilderAtEnd(g->b, jb);
+	if (unstored)
+		store_mask(g, unstored);
 	/* The jump is forward: it yields nowhere (jump()).  The trace of the
 	 * way on may have taken what the variant could trace. */
 	if (on_jump && can_trace(g, i, (unsigned)static_idx, false)) {
@@ -3328,13 +3336,11 @@ static void emit_structured(struct gen *g, unsigned i, const struct weft_inst *i
 		LLVMBuildStore(g->b, loop ? pc_of(g, i + 1) : c64(g, 0),
 			       cf_field(g, st, sp, offsetof(struct cf_entry, start)));
 		LLVMBuildStore(g->b, LLVMBuildAdd(g->b, sp, c32(g, 1), ""), spp);
-		if (!loop)
-			store_mask(g, x);
 		if (g->deferred && !loop)
 			know_push(g, LLVMBuildAdd(g->b, sp, c32(g, 1), ""), mask,
 				  LLVMBuildAnd(g->b, mask, LLVMBuildNot(g->b, x, ""), ""));
 		next_or_jump(g, i, in, LLVMBuildICmp(g->b, LLVMIntNE, loop ? mask : x, zero, ""), loop ? mask : x,
-			     tgt, tgt_idx);
+			     loop ? NULL : x, tgt, tgt_idx);
 		break;
 	}
 	case WEFT_OP_ELSE:
@@ -3344,14 +3350,14 @@ static void emit_structured(struct gen *g, unsigned i, const struct weft_inst *i
 		store_mask(g, alt);
 		if (known)
 			cf->top[cf->n - 1].kind = CF_ELSE;
-		next_or_jump(g, i, in, LLVMBuildICmp(g->b, LLVMIntNE, alt, zero, ""), alt, tgt, tgt_idx);
+		next_or_jump(g, i, in, LLVMBuildICmp(g->b, LLVMIntNE, alt, zero, ""), alt, NULL, tgt, tgt_idx);
 		break;
 	case WEFT_OP_ENDIF:
 		store_mask(g, saved);
 		LLVMBuildStore(g->b, top, spp);
 		cf->n -= known;
 		cf->sp = top;
-		next_or_jump(g, i, in, LLVMBuildICmp(g->b, LLVMIntNE, saved, zero, ""), saved, outer, -1);
+		next_or_jump(g, i, in, LLVMBuildICmp(g->b, LLVMIntNE, saved, zero, ""), saved, NULL, outer, -1);
 		break;
 	default: {	/* endloop: again with the lanes still in it and those that continued, or out */
 		LLVMBasicBlockRef again = new_block(g, "again"), out = new_block(g, "out");
@@ -3366,7 +3372,7 @@ static void emit_structured(struct gen *g, unsigned i, const struct weft_inst *i
 		LLVMPositionBuilderAtEnd(g->b, out);
 		store_mask(g, saved);
 		LLVMBuildStore(g->b, top, spp);
-		next_or_jump(g, i, in, LLVMBuildICmp(g->b, LLVMIntNE, saved, zero, ""), saved, outer, -1);
+		next_or_jump(g, i, in, LLVMBuildICmp(g->b, LLVMIntNE, saved, zero, ""), saved, NULL, outer, -1);
 	}
 	}
 }
