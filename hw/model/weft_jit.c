@@ -1611,6 +1611,14 @@ static void lane_access(struct gen *g, const struct weft_inst *in, LLVMValueRef 
 	intrinsic(g, "llvm.masked.scatter", tys, 2, args, 4);
 }
 
+/* The @bytes at host address @p, prefetched for reading line by line. */
+static void prefetch_lines(struct gen *g, LLVMValueRef p, unsigned bytes)
+{
+	for (unsigned o = 0; o < bytes; o += 64)
+		intrinsic(g, "llvm.prefetch", &g->ptr, 1,
+			  (LLVMValueRef[]){ byte_ptr(g, p, c64(g, o)), c32(g, 0), c32(g, 3), c32(g, 1) }, 4);
+}
+
 /*
  * The span of @bytes after the one a sub-group loads at host address @p
  * (the next sub-group's, in a kernel whose sub-groups read one array
@@ -1631,9 +1639,7 @@ static void prefetch_next_span(struct gen *g, LLVMValueRef p, unsigned bytes)
 	next = LLVMBuildICmp(g->b, LLVMIntULE, LLVMBuildAdd(g->b, off, c64(g, 2 * bytes), ""),
 			     c64(g, WEFT_MMU_PAGE_SIZE), "");
 	at = byte_ptr(g, p, LLVMBuildSelect(g->b, next, c64(g, bytes), c64(g, 0), ""));
-	for (unsigned o = 0; o < bytes; o += 64)
-		intrinsic(g, "llvm.prefetch", &g->ptr, 1,
-			  (LLVMValueRef[]){ byte_ptr(g, at, c64(g, o)), c32(g, 0), c32(g, 3), c32(g, 1) }, 4);
+	prefetch_lines(g, at, bytes);
 }
 
 /*
@@ -1665,9 +1671,7 @@ static void prefetch_by_step(struct gen *g, LLVMValueRef p, unsigned bytes)
 	near = LLVMBuildICmp(g->b, LLVMIntULT, LLVMBuildAdd(g->b, step, c64(g, 1u << 20), ""), c64(g, 2u << 20), "");
 	at = byte_ptr(g, p, LLVMBuildSelect(g->b, near, LLVMBuildMul(g->b, step, c64(g, STEPS_AHEAD), ""),
 					    c64(g, 0), ""));
-	for (unsigned o = 0; o < bytes; o += 64)
-		intrinsic(g, "llvm.prefetch", &g->ptr, 1,
-			  (LLVMValueRef[]){ byte_ptr(g, at, c64(g, o)), c32(g, 0), c32(g, 3), c32(g, 1) }, 4);
+	prefetch_lines(g, at, bytes);
 }
 
 /* What a load of a span of @bytes at host address @p prefetches for later sub-groups. */
@@ -1771,6 +1775,22 @@ static void contig_store(struct gen *g, const struct weft_inst *in, LLVMValueRef
 }
 
 /*
+ * Whether each lane of the integer vector @v is lane 0's plus @step times
+ * the lane's index, as an i1.
+ */
+static LLVMValueRef lanes_step(struct gen *g, LLVMValueRef v, unsigned step)
+{
+	LLVMTypeRef vt = LLVMTypeOf(v), et = LLVMGetElementType(vt);
+	LLVMValueRef lane[WEFT_MAX_LANES], want;
+
+	for (unsigned l = 0; l < g->NL; l++)
+		lane[l] = LLVMConstInt(et, (uint64_t)l * step, false);
+	want = LLVMBuildShuffleVector(g->b, v, LLVMGetUndef(vt), LLVMConstNull(LLVMVectorType(g->i32, g->NL)), "");
+	want = LLVMBuildAdd(g->b, want, LLVMConstVector(lane, g->NL), "");
+	return all_lanes(g, LLVMBuildICmp(g->b, LLVMIntEQ, v, want, ""));
+}
+
+/*
  * Whether the 64-bit addresses in rows @r, @r+1 step by @step bytes (0, 4,
  * 8, 16 or 32) from lane to lane (0: all the same), as an i1.  An offset
  * moves every lane alike, so this is a property of the rows: computed once
@@ -1778,20 +1798,14 @@ static void contig_store(struct gen *g, const struct weft_inst *in, LLVMValueRef
  */
 static LLVMValueRef address_shape(struct gen *g, unsigned r, unsigned step)
 {
-	unsigned kind = step ? __builtin_ctz(step) - 1 : 0, NL = g->NL;
-	LLVMValueRef lane[WEFT_MAX_LANES], base, want, lane_step;
+	unsigned kind = step ? __builtin_ctz(step) - 1 : 0;
+	LLVMValueRef base, lane_step;
 
 	if (g->contig[r][kind])
 		return g->contig[r][kind];
 	if (lin64(g, r, &base, &lane_step))
 		return LLVMBuildICmp(g->b, LLVMIntEQ, lane_step, c64(g, step), "");
-	base = get64(g, r);
-	for (unsigned l = 0; l < NL; l++)
-		lane[l] = c64(g, (uint64_t)l * step);
-	want = LLVMBuildShuffleVector(g->b, base, LLVMGetUndef(g->vi64),
-				      LLVMConstNull(LLVMVectorType(g->i32, NL)), "");
-	want = LLVMBuildAdd(g->b, want, LLVMConstVector(lane, NL), "");
-	g->contig[r][kind] = all_lanes(g, LLVMBuildICmp(g->b, LLVMIntEQ, base, want, ""));
+	g->contig[r][kind] = lanes_step(g, get64(g, r), step);
 	return g->contig[r][kind];
 }
 
@@ -2293,24 +2307,6 @@ static void picked_local_path(struct gen *g, struct paths *ps, const struct weft
 }
 
 /*
- * Whether the 32-bit SLM addresses in row @r step by @step bytes from lane
- * to lane (0: all the same), as an i1 (each access computes it within its
- * paths, which forget what they derive; LLVM's CSE merges the block's
- * copies).
- */
-static LLVMValueRef local_address_shape(struct gen *g, unsigned r, unsigned step)
-{
-	LLVMValueRef lane[WEFT_MAX_LANES], base = get(g, r), want;
-
-	for (unsigned l = 0; l < g->NL; l++)
-		lane[l] = c32(g, l * step);
-	want = LLVMBuildShuffleVector(g->b, base, LLVMGetUndef(g->vi32),
-				      LLVMConstNull(LLVMVectorType(g->i32, g->NL)), "");
-	want = LLVMBuildAdd(g->b, want, LLVMConstVector(lane, g->NL), "");
-	return all_lanes(g, LLVMBuildICmp(g->b, LLVMIntEQ, base, want, ""));
-}
-
-/*
  * A path of @ps for ld/st.local @in with every lane on, when @shape (NULL:
  * known true) holds and the access from lane 0's 32-bit address @a0 (an
  * i64) to the last lane's end lies inside the dispatch's SLM of @limit
@@ -2381,9 +2377,14 @@ static void known_local_paths(struct gen *g, struct paths *ps, const struct weft
 		local_path(g, ps, in, store, vector, NULL, a0, limit, slm);
 		return;
 	}
-	local_path(g, ps, in, store, true, local_address_shape(g, in->a, bytes), a0, limit, slm);
+	/*
+	 * Whether the lanes step by the access's size, or all share one
+	 * address: tested within the access's paths, which forget what they
+	 * derive (LLVM's CSE merges a block's copies).
+	 */
+	local_path(g, ps, in, store, true, lanes_step(g, get(g, in->a), bytes), a0, limit, slm);
 	if (!store)
-		local_path(g, ps, in, false, false, local_address_shape(g, in->a, 0), a0, limit, slm);
+		local_path(g, ps, in, false, false, lanes_step(g, get(g, in->a), 0), a0, limit, slm);
 }
 
 /*
