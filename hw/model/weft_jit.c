@@ -343,8 +343,11 @@ struct strand {
 /*
  * The mask stack as a trace's constructs left it (next_or_jump()): @sp, the
  * depth, an i32; the @n entries on top that the trace pushed (or an entry
- * they changed), their kind, saved and alt masks (i32s).  NULL sp: not
- * known, loaded from the sub-group's state.
+ * they changed), their kind, saved and alt masks (i32s), target (i64) and
+ * index (@at, an i32).  NULL sp: not known, loaded from the sub-group's
+ * state.  An entry still @unstored is stored only on the ways out of the
+ * trace (store_known_entries()): one that its endif pops first, as in a
+ * stencil's interior, is stored nowhere.
  */
 #define KNOWN_ENTRIES	8
 struct known_stack {
@@ -352,7 +355,8 @@ struct known_stack {
 	unsigned n;
 	struct {
 		uint8_t kind;
-		LLVMValueRef saved, alt;
+		bool unstored;
+		LLVMValueRef saved, alt, target, at;
 	} top[KNOWN_ENTRIES];
 };
 
@@ -708,7 +712,12 @@ static void set_lin64(struct gen *g, unsigned r, LLVMValueRef u, LLVMValueRef st
 	set_lin(g, (r + 1) % WEFT_NUM_REGS, u, step, true);
 }
 
-/* Stores the rows the block assigned that @use names (bit @bit; NULL: all). */
+static void store_known_entries(struct gen *g);
+
+/*
+ * Stores the rows the block assigned that @use names (bit @bit; NULL: all,
+ * and the mask stack's entries the trace has not stored).
+ */
 static void flush(struct gen *g, const uint8_t *use, uint8_t bit)
 {
 	for (unsigned r = 0; r < WEFT_NUM_REGS; r++) {
@@ -717,6 +726,8 @@ static void flush(struct gen *g, const uint8_t *use, uint8_t bit)
 		LLVMSetAlignment(LLVMBuildStore(g->b, get(g, r), row_ptr(g, r)), 4);
 		g->dirty[r] = false;
 	}
+	if (!use)
+		store_known_entries(g);
 }
 
 /* A new basic block of the Weft code: every row is in the file. */
@@ -3120,6 +3131,7 @@ static void note_after_entry(struct gen *g, unsigned ids);
  */
 static void flush_leaving(struct gen *g, const bool *skip)
 {
+	struct known_stack cf = g->cf;
 	bool dirty[WEFT_NUM_REGS];
 
 	memcpy(dirty, g->dirty, sizeof(dirty));
@@ -3127,6 +3139,7 @@ static void flush_leaving(struct gen *g, const bool *skip)
 		g->dirty[r] &= !skip[r];
 	flush(g, NULL, 0);
 	memcpy(g->dirty, dirty, sizeof(dirty));
+	g->cf = cf;
 }
 
 /*
@@ -3243,18 +3256,48 @@ static void next_or_jump(struct gen *g, unsigned i, const struct weft_inst *in, 
 	free(v);
 }
 
-/* An if of the trace pushed an entry (saved, alt) at depth @sp - 1. */
-static void know_push(struct gen *g, LLVMValueRef sp, LLVMValueRef saved, LLVMValueRef alt)
+/* Known entry @e of the mask stack, in the sub-group's state. */
+static void store_entry(struct gen *g, const struct known_stack *cf, unsigned e)
+{
+	LLVMValueRef st = g->s, at = cf->top[e].at;
+
+	LLVMBuildStore(g->b, LLVMConstInt(g->i8, cf->top[e].kind, false),
+		       cf_field(g, st, at, offsetof(struct cf_entry, kind)));
+	LLVMBuildStore(g->b, cf->top[e].saved, cf_field(g, st, at, offsetof(struct cf_entry, saved)));
+	LLVMBuildStore(g->b, cf->top[e].alt, cf_field(g, st, at, offsetof(struct cf_entry, alt)));
+	LLVMBuildStore(g->b, cf->top[e].target, cf_field(g, st, at, offsetof(struct cf_entry, target)));
+	LLVMBuildStore(g->b, c64(g, 0), cf_field(g, st, at, offsetof(struct cf_entry, start)));
+}
+
+/* The known entries the trace has not stored go to the sub-group's state, where the ways out read them. */
+static void store_known_entries(struct gen *g)
+{
+	for (unsigned e = 0; e < g->cf.n; e++) {
+		if (g->cf.top[e].unstored)
+			store_entry(g, &g->cf, e);
+		g->cf.top[e].unstored = false;
+	}
+}
+
+/* An if of the trace pushed an entry (saved, alt, target), unstored, at index @at, depth @sp. */
+static void know_push(struct gen *g, LLVMValueRef sp, LLVMValueRef at, LLVMValueRef saved, LLVMValueRef alt,
+		      LLVMValueRef target)
 {
 	struct known_stack *cf = &g->cf;
 
 	if (cf->n == KNOWN_ENTRIES) {
+		/* The bottom entry is known no more: stored now. */
+		if (cf->top[0].unstored)
+			store_entry(g, cf, 0);
 		memmove(cf->top, cf->top + 1, sizeof(cf->top) - sizeof(cf->top[0]));
 		cf->n--;
 	}
 	cf->top[cf->n].kind = CF_IF;
+	cf->top[cf->n].unstored = true;
 	cf->top[cf->n].saved = saved;
-	cf->top[cf->n++].alt = alt;
+	cf->top[cf->n].alt = alt;
+	cf->top[cf->n].target = target;
+	cf->top[cf->n++].at = at;
 	cf->sp = sp;
 }
 
@@ -3291,9 +3334,12 @@ static void emit_structured(struct gen *g, unsigned i, const struct weft_inst *i
 
 #define KIND(k) LLVMBuildICmp(g->b, LLVMIntEQ, kind, LLVMConstInt(g->i8, k, false), "")
 	/* The construct a pop leaves: its resume point when no lane is left. */
-	outer = LLVMBuildLoad2(g->b, g->i64, cf_field(g, st, LLVMBuildSelect(g->b, LLVMBuildICmp(g->b, LLVMIntUGE,
-				sp, c32(g, 2), ""), LLVMBuildSub(g->b, sp, c32(g, 2), ""), zero, ""),
-				offsetof(struct cf_entry, target)), "outer");
+	if (known && cf->n >= 2)
+		outer = cf->top[cf->n - 2].target;
+	else
+		outer = LLVMBuildLoad2(g->b, g->i64, cf_field(g, st, LLVMBuildSelect(g->b, LLVMBuildICmp(g->b,
+					LLVMIntUGE, sp, c32(g, 2), ""), LLVMBuildSub(g->b, sp, c32(g, 2), ""), zero, ""),
+					offsetof(struct cf_entry, target)), "outer");
 	if (in->op == WEFT_OP_IF) {
 		x = LLVMBuildZExt(g->b, LLVMBuildBitCast(g->b, LLVMBuildICmp(g->b, LLVMIntNE, get(g, in->a),
 								 LLVMConstNull(g->vi32), ""), iNL, ""), g->i32, "");
@@ -3327,30 +3373,35 @@ static void emit_structured(struct gen *g, unsigned i, const struct weft_inst *i
 	case WEFT_OP_IF:
 	case WEFT_OP_LOOP: {
 		bool loop = in->op == WEFT_OP_LOOP;
+		LLVMValueRef alt_new = loop ? zero : LLVMBuildAnd(g->b, mask, LLVMBuildNot(g->b, x, ""), "");
 
-		LLVMBuildStore(g->b, LLVMConstInt(g->i8, loop ? CF_LOOP : CF_IF, false),
-			       cf_field(g, st, sp, offsetof(struct cf_entry, kind)));
-		LLVMBuildStore(g->b, mask, cf_field(g, st, sp, offsetof(struct cf_entry, saved)));
-		LLVMBuildStore(g->b, loop ? zero : LLVMBuildAnd(g->b, mask, LLVMBuildNot(g->b, x, ""), ""),
-			       cf_field(g, st, sp, offsetof(struct cf_entry, alt)));
-		LLVMBuildStore(g->b, tgt, cf_field(g, st, sp, offsetof(struct cf_entry, target)));
-		LLVMBuildStore(g->b, loop ? pc_of(g, i + 1) : c64(g, 0),
-			       cf_field(g, st, sp, offsetof(struct cf_entry, start)));
+		if (g->deferred && !loop) {
+			know_push(g, LLVMBuildAdd(g->b, sp, c32(g, 1), ""), sp, mask, alt_new, tgt);
+		} else {
+			LLVMBuildStore(g->b, LLVMConstInt(g->i8, loop ? CF_LOOP : CF_IF, false),
+				       cf_field(g, st, sp, offsetof(struct cf_entry, kind)));
+			LLVMBuildStore(g->b, mask, cf_field(g, st, sp, offsetof(struct cf_entry, saved)));
+			LLVMBuildStore(g->b, alt_new, cf_field(g, st, sp, offsetof(struct cf_entry, alt)));
+			LLVMBuildStore(g->b, tgt, cf_field(g, st, sp, offsetof(struct cf_entry, target)));
+			LLVMBuildStore(g->b, loop ? pc_of(g, i + 1) : c64(g, 0),
+				       cf_field(g, st, sp, offsetof(struct cf_entry, start)));
+		}
 		LLVMBuildStore(g->b, LLVMBuildAdd(g->b, sp, c32(g, 1), ""), spp);
-		if (g->deferred && !loop)
-			know_push(g, LLVMBuildAdd(g->b, sp, c32(g, 1), ""), mask,
-				  LLVMBuildAnd(g->b, mask, LLVMBuildNot(g->b, x, ""), ""));
 		next_or_jump(g, i, in, LLVMBuildICmp(g->b, LLVMIntNE, loop ? mask : x, zero, ""), loop ? mask : x,
 			     loop ? NULL : x, tgt, tgt_idx);
 		break;
 	}
 	case WEFT_OP_ELSE:
-		LLVMBuildStore(g->b, LLVMConstInt(g->i8, CF_ELSE, false),
-			       cf_field(g, st, top, offsetof(struct cf_entry, kind)));
-		LLVMBuildStore(g->b, tgt, cf_field(g, st, top, offsetof(struct cf_entry, target)));
+		if (!known || !cf->top[cf->n - 1].unstored) {
+			LLVMBuildStore(g->b, LLVMConstInt(g->i8, CF_ELSE, false),
+				       cf_field(g, st, top, offsetof(struct cf_entry, kind)));
+			LLVMBuildStore(g->b, tgt, cf_field(g, st, top, offsetof(struct cf_entry, target)));
+		}
 		store_mask(g, alt);
-		if (known)
+		if (known) {
 			cf->top[cf->n - 1].kind = CF_ELSE;
+			cf->top[cf->n - 1].target = tgt;
+		}
 		next_or_jump(g, i, in, LLVMBuildICmp(g->b, LLVMIntNE, alt, zero, ""), alt, NULL, tgt, tgt_idx);
 		break;
 	case WEFT_OP_ENDIF:
@@ -3398,9 +3449,12 @@ static void emit_cf(struct gen *g, unsigned i, const struct weft_inst *in)
 	if (in->op == WEFT_OP_IF || in->op == WEFT_OP_ELSE || in->op == WEFT_OP_ENDIF ||
 	    in->op == WEFT_OP_LOOP || in->op == WEFT_OP_ENDLOOP) {
 		LLVMBasicBlockRef generic = new_block(g, "cf_generic");
+		/* What the mask-stack code reads: the stack before the construct. */
+		struct known_stack before = g->cf;
 
 		emit_structured(g, i, in, generic);
 		LLVMPositionBuilderAtEnd(g->b, generic);
+		g->cf = before;
 		if (deferred)
 			flush_leaving(g, NULL);
 	}
