@@ -1741,28 +1741,16 @@ static void contig_load(struct gen *g, const struct weft_inst *in, LLVMValueRef 
 }
 
 /*
- * The store of contig_load(): the rows' elements interleaved lane by lane,
- * one store.  A @global one of whole lines streams where the dispatch
- * asks for it (execution.rst, "Streaming stores") and its start is a
- * line's.
+ * A global store of @v, @bytes, at host address @p: whole lines stream
+ * where the dispatch asks for it (execution.rst, "Streaming stores") and
+ * @p is a line's start.
  */
-static void contig_store(struct gen *g, const struct weft_inst *in, LLVMValueRef p, bool global)
+static void global_store(struct gen *g, LLVMValueRef v, LLVMValueRef p, unsigned bytes)
 {
-	unsigned bits = weft_isa_type_bits(in->t), vec = weft_isa_ops[in->op].vec;
-	unsigned er = bits == 64 ? 2 : 1;
-	LLVMValueRef data[8], v, line_start, one = c32(g, 1), streaming;
+	LLVMValueRef line_start, one = c32(g, 1), streaming;
 	LLVMBasicBlockRef stream, cached, stored;
 
-	/* 64-bit rows strided_load() left as halves (a copy): stored as halves. */
-	if (bits == 64 && g->strand[in->d].all && !g->val[in->d]) {
-		bits = 32;
-		vec *= 2;
-		er = 1;
-	}
-	for (unsigned j = 0; j < vec; j++)
-		data[j] = get_elems(g, (in->d + j * er) % WEFT_NUM_REGS, bits);
-	v = vec > 1 ? interleave(g, data, vec) : data[0];
-	if (!global || (g->NL * vec * bits / 8) % 64) {
+	if (bytes % 64) {
 		LLVMSetAlignment(LLVMBuildStore(g->b, v, p), 1);
 		return;
 	}
@@ -1783,6 +1771,31 @@ static void contig_store(struct gen *g, const struct weft_inst *in, LLVMValueRef
 	LLVMSetAlignment(LLVMBuildStore(g->b, v, p), 1);
 	LLVMBuildBr(g->b, stored);
 	LLVMPositionBuilderAtEnd(g->b, stored);
+}
+
+/*
+ * The store of contig_load(): the rows' elements interleaved lane by lane,
+ * one store (global_store() if @global).
+ */
+static void contig_store(struct gen *g, const struct weft_inst *in, LLVMValueRef p, bool global)
+{
+	unsigned bits = weft_isa_type_bits(in->t), vec = weft_isa_ops[in->op].vec;
+	unsigned er = bits == 64 ? 2 : 1;
+	LLVMValueRef data[8], v;
+
+	/* 64-bit rows strided_load() left as halves (a copy): stored as halves. */
+	if (bits == 64 && g->strand[in->d].all && !g->val[in->d]) {
+		bits = 32;
+		vec *= 2;
+		er = 1;
+	}
+	for (unsigned j = 0; j < vec; j++)
+		data[j] = get_elems(g, (in->d + j * er) % WEFT_NUM_REGS, bits);
+	v = vec > 1 ? interleave(g, data, vec) : data[0];
+	if (global)
+		global_store(g, v, p, g->NL * vec * bits / 8);
+	else
+		LLVMSetAlignment(LLVMBuildStore(g->b, v, p), 1);
 }
 
 /*
@@ -2650,7 +2663,9 @@ static void emit_local_atom(struct gen *g, unsigned i, const struct weft_inst *i
 /*
  * ld/st.block*: with every lane active, the whole block inside one page
  * and a TLB hit, each row of @simd elements is one vector access at the
- * first lane's address; else the interpreter's handler.
+ * first lane's address (a store of whole lines can stream), and a load
+ * prefetches for later sub-groups as a vector load of the same span does;
+ * else the interpreter's handler.
  */
 static void emit_block_access(struct gen *g, unsigned i, const struct weft_inst *in)
 {
@@ -2684,13 +2699,15 @@ static void emit_block_access(struct gen *g, unsigned i, const struct weft_inst 
 		unsigned row = (in->d + j * er) % WEFT_NUM_REGS;
 
 		if (store) {
-			LLVMSetAlignment(LLVMBuildStore(g->b, get_elems(g, row, bits), p), 1);
+			global_store(g, get_elems(g, row, bits), p, NL * size);
 		} else {
 			v = LLVMBuildLoad2(g->b, vt, p, "");
 			LLVMSetAlignment(v, 1);
 			set_elems(g, row, v, bits, 'u', on);
 		}
 	}
+	if (!store)
+		prefetch_ahead(g, p0, vec * NL * size);
 	fast_path_end(g, &ps, slow, i, in);
 }
 

@@ -1978,6 +1978,7 @@ static void t_streams(void)
 	t_fault_mid_lane();
 	t_known_lanes();
 	t_traces();
+	t_blocks();
 	/* The optimizing tier compiles slowly: one kernel of every store's shape. */
 	streaming_models("1");
 	t_vectors();
@@ -2037,14 +2038,14 @@ static void t_tier_by_insts(void)
 	env_destroy(e);
 }
 
-/* Calls of llvm.prefetch in the LLVM IR of the translations dumped into @dir, which are removed. */
-static unsigned prefetches_dumped(const char *dir)
+/* Lines with @what in the LLVM IR of the translations dumped into @dir, which are removed. */
+static unsigned ir_lines_dumped(const char *dir, const char *what)
 {
 	char cmd[256], line[64];
 	unsigned n = 0;
 	FILE *f;
 
-	snprintf(cmd, sizeof(cmd), "cat %s/*.ll | grep -c 'call void @llvm.prefetch'; rm -f %s/*", dir, dir);
+	snprintf(cmd, sizeof(cmd), "cat %s/*.ll | grep -c '%s'; rm -f %s/*", dir, what, dir);
 	f = popen(cmd, "r");
 	if (f && fgets(line, sizeof(line), f))
 		n = strtoul(line, NULL, 10);
@@ -2072,15 +2073,18 @@ static void loads_at_end(char *src, size_t size, unsigned shift, const char *op,
  * A sub-group's vector load of 512 bytes (a float4 per lane at SIMD 32)
  * prefetches the next 512 bytes, line by line, in each of its vector
  * paths; one of 128 bytes (an int per lane) prefetches nothing, but in
- * the optimizing tier its two lines a step on (prefetch_by_step()).  The
- * loads compute what the interpreter's do, at a page's end too (whose
- * next span is not prefetched).
+ * the optimizing tier its two lines a step on (prefetch_by_step()); a
+ * sub-group's block reads of the same spans (ld.block4.u32, ld.block.u32
+ * at the first lane's address) alike.  The loads compute what the
+ * interpreter's do, at a page's end too (whose next span is not
+ * prefetched).
  */
 static void t_prefetch(void)
 {
 	static const struct { unsigned shift; const char *op, *opt_items; bool prefetched; } acc[] = {
 		{ 4, "ld.global.v4.u32", NULL, true }, { 2, "ld.global.u32", NULL, false },
-		{ 2, "ld.global.u32", "1", true },
+		{ 2, "ld.global.u32", "1", true }, { 4, "ld.block4.u32", NULL, true },
+		{ 2, "ld.block.u32", NULL, false }, { 2, "ld.block.u32", "1", true },
 	};
 	struct env_dispatch d = { code_va, args_va, 32, { 64, 1, 1 }, { 64, 1, 1 } };
 	char dir[] = "/tmp/test_jit_dumpXXXXXX", src[512], what[96];
@@ -2104,7 +2108,7 @@ static void t_prefetch(void)
 		alone.args_va = 0;
 		CHECK_EQ(env_dispatch(e, 0, &alone), 0);
 		env_destroy(e);
-		found = prefetches_dumped(dir);
+		found = ir_lines_dumped(dir, "call void @llvm.prefetch");
 		CHECK(!acc[a].prefetched ? found == 0 : acc[a].opt_items ? found >= 2 && found % 2 == 0 :
 		      found >= 8 && found % 8 == 0, "%s: %u prefetches", acc[a].op, found);
 		loads_at_end(src, sizeof(src), acc[a].shift, acc[a].op, args_va);
@@ -2112,6 +2116,51 @@ static void t_prefetch(void)
 			break;
 		snprintf(what, sizeof(what), "%s, prefetched %u", acc[a].op, found);
 		both(&d, what);
+	}
+	rmdir(dir);
+}
+
+/*
+ * A block write of whole lines (st.block.u32 at SIMD 16 and 32, 64 and 128
+ * bytes) can stream in a dispatch that streams, one of half a line (SIMD
+ * 8) cannot; both tiers.
+ */
+static void t_stream_blocks(void)
+{
+	static const char src[] = "\ts2r.u64 r0, sr.args\n\tld.global.u64 r6, [r0+0]\n"
+				  "\ts2r.u32 r2, sr.subgroup_id\n\tshl.u32 r2, r2, 7\n\tcvt.u64.u32 r4, r2\n"
+				  "\tadd.u64 r6, r6, r4\n\ts2r.u32 r8, sr.lane_id\n\tst.block.u32 [r6+0], r8\n\tend\n";
+	char dir[] = "/tmp/test_jit_dumpXXXXXX";
+
+	if (!mkdtemp(dir)) {
+		CHECK(false, "no directory for the dumps");
+		return;
+	}
+	for (unsigned simd = 8; simd <= 32; simd *= 2) {
+		for (unsigned tier = 0; tier < 2; tier++) {
+			struct env_dispatch d = { 0, 0, simd, { 64, 1, 1 }, { 64, 1, 1 } };
+			uint64_t *args;
+			unsigned found;
+			struct env *e;
+			void *host;
+
+			setenv("WEFT_MODEL_JIT_DUMP", dir, 1);
+			setenv("WEFT_MODEL_STREAM_ITEMS", "1", 1);
+			e = make_tiered("1", tier ? "1" : NULL);
+			unsetenv("WEFT_MODEL_STREAM_ITEMS");
+			unsetenv("WEFT_MODEL_JIT_DUMP");
+			d.args_va = env_buf(e, 64, WEFT_PTE_VALID, (void **)&args);
+			args[0] = env_buf(e, 8192, WEFT_PTE_VALID | WEFT_PTE_WRITE, &host);
+			d.code_va = env_code(e, src);
+			CHECK_EQ(env_dispatch(e, 0, &d), 0);
+			for (unsigned i = 0; i < 64; i++)
+				CHECK(((uint32_t *)host)[i / simd * 32 + i % simd] == i % simd,
+				      "simd %u tier %u: item %u", simd, tier, i);
+			env_destroy(e);
+			found = ir_lines_dumped(dir, "!nontemporal");
+			CHECK(simd == 8 ? found == 0 : found > 0, "simd %u tier %u: %u streaming stores", simd, tier,
+			      found);
+		}
 	}
 	rmdir(dir);
 }
@@ -2211,8 +2260,10 @@ int main(void)
 	      t_tier_by_insts);
 	h_run("jit: WEFT_MODEL_JIT_PERF_MAP names each translation for perf, with its size",
 	      t_perf_map);
-	h_run("jit: a sub-group's vector load of 512 bytes prefetches the next span, one of 128 does not",
+	h_run("jit: a sub-group's vector or block load of 512 bytes prefetches the next span, one of 128 does not",
 	      t_prefetch);
+	h_run("jit: block writes of whole lines stream in a dispatch that streams, of half a line not",
+	      t_stream_blocks);
 	h_run("jit: a sub-group after one that went on in the interpreter has its own lane masks",
 	      t_interpret_fallback);
 	h_run("jit: a translation whose allocation fails leaves its kernel to the interpreter",
