@@ -11,15 +11,17 @@
  * "n/a (reason)" for that device.  Where PoCL cannot run a builtin kernel,
  * its ratio is taken against PoCL's own version of the same job (the column
  * "vs").  Times are wall-clock from enqueue to clFinish, median of --reps
- * after one warm-up run.  Then clEnqueueMapBuffer on both: the data through
+ * after a warm-up of --warmup seconds per device and kernel.  Then clEnqueueMapBuffer on both: the data through
  * maps both ways, whether a map is in place (Weft's must be), and the time
  * of a blocking map for reading.
  *
- * Usage: opencl [--quick] [--reps N] [--elems N] [--side N] [--gemm N]
- *               [--kernel SUBSTR] [--data FILE] [--kernels DIR]
+ * Usage: opencl [--quick] [--reps N] [--warmup SECONDS] [--elems N] [--side N]
+ *               [--gemm N] [--kernel SUBSTR] [--data FILE] [--kernels DIR]
  *   --quick    tiny sizes, one run: a correctness test ("N passed, M failed");
  *              a wrong result, or a kernel Weft should build but does not,
  *              fails it
+ *   --warmup   seconds each device runs each kernel, at least once, before the
+ *              timed runs (1): the steady state of a program that runs it often
  *   --elems    elements of the 1D kernels (multiple of 1024; 2^24)
  *   --side     side of the 2D kernels' square grids (multiple of 16; 4096)
  *   --gemm     side of the SGEMM matrices (multiple of 16; 512)
@@ -544,9 +546,10 @@ struct run {
 static struct {
 	bool quick;
 	unsigned reps;
+	double warmup;
 	const char *filter, *data, *kernel_dir;
 	struct sizes sizes;
-} opt = { .reps = 5, .kernel_dir = KERNEL_DIR,
+} opt = { .reps = 5, .warmup = 1, .kernel_dir = KERNEL_DIR,
 	  .sizes = { .elems = 1u << 24, .side = 4096, .gemm = 512 } };
 
 static char *read_source(const char *file)
@@ -731,6 +734,34 @@ struct result {
 
 static struct result results[NROWS];
 
+/*
+ * Each device runs the job at least once and for opt.warmup seconds in
+ * all, the devices taking turns, so that the timed runs see what a program
+ * that runs the kernel often sees: the runtimes' first-run work done, and
+ * on Weft the model's translation in the tier the kernel's work reaches
+ * (Documentation/gpu/weft/execution.rst, "The translator").
+ */
+static void warm_up(struct result *res, const struct job *j)
+{
+	double spent[NDEV] = { 0 };
+	bool more = true;
+
+	for (unsigned rep = 0; more; rep++) {
+		more = false;
+		for (size_t i = 0; i < NDEV; i++) {
+			size_t k = rep % 2 ? NDEV - 1 - i : i;
+			struct run *r = &res->run[k];
+			double t = now();
+
+			if (r->na[0] || (rep && spent[k] >= opt.warmup))
+				continue;
+			run_once(r, &devices[k], j, false);
+			spent[k] += now() - t;
+			more = true;
+		}
+	}
+}
+
 static void row_run(const struct row *row, struct result *res)
 {
 	struct job *j = &res->job;
@@ -743,14 +774,15 @@ static void row_run(const struct row *row, struct result *res)
 		else
 			snprintf(res->run[k].na, sizeof(res->run[k].na), "no such device");
 	}
-	/* A warm-up run, then the timed ones, the devices taking turns. */
-	for (unsigned rep = 0; rep <= (opt.quick ? 0 : opt.reps); rep++)
+	if (!opt.quick)
+		warm_up(res, j);
+	for (unsigned rep = 0; rep < (opt.quick ? 1 : opt.reps); rep++)
 		for (size_t i = 0; i < NDEV; i++) {
 			size_t k = rep % 2 ? NDEV - 1 - i : i;
 			struct run *r = &res->run[k];
 
 			if (!r->na[0])
-				run_once(r, &devices[k], j, rep > 0 || opt.quick);
+				run_once(r, &devices[k], j, true);
 		}
 	for (size_t k = 0; k < NDEV; k++) {
 		struct run *r = &res->run[k];
@@ -970,8 +1002,8 @@ static void print_table(FILE *data)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: opencl [--quick] [--reps N] [--elems N] [--side N] [--gemm N]\n"
-			"              [--kernel SUBSTR] [--data FILE] [--kernels DIR]\n");
+	fprintf(stderr, "usage: opencl [--quick] [--reps N] [--warmup SECONDS] [--elems N] [--side N]\n"
+			"              [--gemm N] [--kernel SUBSTR] [--data FILE] [--kernels DIR]\n");
 	exit(2);
 }
 
@@ -1009,6 +1041,14 @@ int main(int argc, char **argv)
 			opt.reps = number(v, 1);
 			if (opt.reps >= MAX_REPS)
 				usage();
+		} else if (!strcmp(a, "--warmup")) {
+			char *end;
+
+			opt.warmup = strtod(v, &end);
+			if (*end || !(opt.warmup >= 0 && opt.warmup <= 600)) {
+				fprintf(stderr, "opencl: --warmup %s: not a number of seconds from 0 to 600\n", v);
+				exit(2);
+			}
 		} else if (!strcmp(a, "--elems")) {
 			opt.sizes.elems = number(v, 1024);
 		} else if (!strcmp(a, "--side")) {
@@ -1045,7 +1085,7 @@ int main(int argc, char **argv)
 	       opt.sizes.side, opt.sizes.side, opt.sizes.gemm, opt.sizes.gemm,
 	       opt.quick ? "one run each" : "medians of the timed runs after a warm-up");
 	if (!opt.quick) {
-		printf("reps: %u\n", opt.reps);
+		printf("reps: %u after %g s of warm-up per device and kernel\n", opt.reps, opt.warmup);
 		cpus_start = cpus_at_once(cpus);
 	}
 	fflush(stdout);

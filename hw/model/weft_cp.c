@@ -206,7 +206,8 @@ static bool cmd_dispatch(struct weft_model *m, unsigned n, const uint32_t *p, ui
 		queue_error(m, n, WEFT_QERR_BAD_DISPATCH, cmd_va, NULL);
 		return false;
 	}
-	weft_pool_dispatch(m->pool, n, &dp, m->watchdog, dispatch_should_abort, &ac, &res);
+	weft_pool_dispatch(m->pool, n, &m->q[n].mmu, &dp, m->watchdog, dispatch_should_abort, &ac,
+			   &res);
 	kick_waiters(m, n);
 	if (res.code < 0)
 		return false;	/* aborted: the reset / stop path takes over */

@@ -68,10 +68,9 @@ struct weft_job {
 	_Alignas(64) _Atomic uint64_t next;
 	_Alignas(64) _Atomic uint64_t insts;
 	_Alignas(64) _Atomic int abort;
-	bool translate;			/* runs translated (use_translator()) */
-	bool optimize;			/* ... by the optimizing tier */
+	struct weft_jit_kernel *kernel;	/* NULL: interpreted (use_translator()) */
+	weft_jit_fn fn;			/* its translation, NULL: interpreted */
 	bool stream;			/* ... streaming its stores of whole lines */
-	unsigned seen;			/* its kernel's slot in weft_pool.seen */
 	unsigned workers_in;		/* workers running its groups (pool lock) */
 	pthread_cond_t done;
 	pthread_mutex_t err_lock;
@@ -85,7 +84,6 @@ struct worker_slot {
 	struct dc_entry *dc;
 	struct weft_mmu mmu;
 	weft_jit_fn jit;		/* the dispatch's translation, NULL: interpret */
-	struct weft_jit_code *jit_ref;	/* holds it in the translator's cache */
 };
 
 struct weft_worker {
@@ -120,8 +118,6 @@ struct weft_worker {
 	size_t scratch_used;		/* bytes that may hold data since the last zeroing */
 };
 
-#define JIT_SEEN_SLOTS	64
-
 struct weft_pool {
 	struct weft_model *m;
 	unsigned n;
@@ -139,11 +135,6 @@ struct weft_pool {
 	uint64_t jit_opt_insts;		/* ... or executed sub-group instructions */
 	uint64_t stream_items;		/* work-items from which a dispatch's stores stream */
 	struct weft_jit *jit;		/* NULL: the interpreter only */
-	/* Work-items dispatched and sub-group instructions executed (by the
-	 * dispatches that ended) per kernel (code, SIMD width and page table
-	 * root), for WEFT_JIT_AUTO and the optimizing tier; a kernel that
-	 * shares a slot with another only starts counting again. */
-	struct { uint64_t key, items, insts; } seen[JIT_SEEN_SLOTS];
 };
 
 static void set_error(struct weft_job *j, int code, uint64_t addr, const struct weft_fault *f)
@@ -2144,43 +2135,33 @@ static struct weft_job *pick(struct weft_pool *p)
 	return best;
 }
 
-/* The kernel of @dp for weft_pool.seen: its code, SIMD width and page table. */
-static uint64_t seen_key(const struct weft_dispatch_params *dp)
-{
-	return (dp->code ^ dp->root * 0x9e3779b97f4a7c15ull) + dp->simd;
-}
-
 /*
  * Whether a dispatch runs translated (execution.rst, "The translator"):
- * always, or in the default mode once its kernel has been dispatched with
- * WEFT_JIT_MIN_ITEMS work-items in all, this dispatch's included, so that
- * the many tiny dispatches of a test suite do not pay for translations
- * they would never repay; by the optimizing tier once it has been
- * dispatched with jit_opt_items (WEFT_JIT_OPT_ITEMS) in all, or its
- * earlier dispatches executed jit_opt_insts (WEFT_JIT_OPT_INSTS)
- * instructions, where the slower translation pays for itself.  Pool lock
- * held.
+ * always, or in the default mode once its kernel (its instructions,
+ * wherever they lie) has been dispatched with WEFT_JIT_MIN_ITEMS
+ * work-items in all, this dispatch's included, so that the many tiny
+ * dispatches of a test suite do not pay for translations they would
+ * never repay; by the optimizing tier once it has been dispatched with
+ * jit_opt_items (WEFT_JIT_OPT_ITEMS) in all, or its earlier dispatches
+ * executed jit_opt_insts (WEFT_JIT_OPT_INSTS) instructions, where the
+ * slower translation pays for itself.  @mmu reads the kernel.
  */
-static void use_translator(struct weft_pool *p, const struct weft_dispatch_params *dp,
-			   struct weft_job *j)
+static void use_translator(struct weft_pool *p, struct weft_mmu *mmu,
+			   const struct weft_dispatch_params *dp, struct weft_job *j)
 {
 	uint64_t items = (uint64_t)dp->gsize[0] * dp->gsize[1] * dp->gsize[2];
-	uint64_t key = seen_key(dp);
-	unsigned slot = (unsigned)((key * 0x9e3779b97f4a7c15ull) >> 58) % JIT_SEEN_SLOTS;
+	uint64_t all_items, all_insts;
 
-	j->translate = j->optimize = false;
-	j->seen = slot;
+	j->kernel = NULL;
+	j->fn = NULL;
+	j->stream = items >= p->stream_items;
 	if (!p->jit)
 		return;
-	if (p->seen[slot].key != key) {
-		p->seen[slot].key = key;
-		p->seen[slot].items = p->seen[slot].insts = 0;
-	}
-	p->seen[slot].items += items;
-	j->translate = p->jit_mode == WEFT_JIT_ALWAYS || p->seen[slot].items >= WEFT_JIT_MIN_ITEMS;
-	j->optimize = p->seen[slot].items >= p->jit_opt_items ||
-		      p->seen[slot].insts >= p->jit_opt_insts;
-	j->stream = items >= p->stream_items;
+	j->kernel = weft_jit_find(p->jit, mmu, dp->code, dp->simd, items, &all_items, &all_insts);
+	if (j->kernel && (p->jit_mode == WEFT_JIT_ALWAYS || all_items >= WEFT_JIT_MIN_ITEMS))
+		j->fn = weft_jit_translation(p->jit, j->kernel,
+					     all_items >= p->jit_opt_items ||
+					     all_insts >= p->jit_opt_insts);
 }
 
 static void run_some(struct weft_worker *w, struct weft_job *j)
@@ -2195,12 +2176,7 @@ static void run_some(struct weft_worker *w, struct weft_job *j)
 		weft_mmu_init(&ws->mmu, w->pool->m->mem, w->pool->m->mem_size, j->dp->root);
 		if (!++ws->dc_gen)
 			ws->dc_gen = 1;
-		weft_jit_put(w->pool->jit, ws->jit_ref);
-		ws->jit_ref = NULL;
-		ws->jit = j->translate ?
-			  weft_jit_get(w->pool->jit, &ws->mmu, j->dp->code, j->dp->simd, j->optimize,
-				       &ws->jit_ref) :
-			  NULL;
+		ws->jit = j->fn;
 	}
 	if (w->regs_job != j->id) {
 		/* No register, SLM or scratch contents leak from another dispatch
@@ -2358,8 +2334,6 @@ void weft_pool_destroy(struct weft_pool *p)
 	pthread_mutex_unlock(&p->lock);
 	for (unsigned i = 0; i < p->n; i++) {
 		pthread_join(p->w[i].th, NULL);
-		for (unsigned s = 0; s < WEFT_MODEL_NUM_QUEUES; s++)
-			weft_jit_put(p->jit, p->w[i].slots[s].jit_ref);
 		free_worker(&p->w[i]);
 	}
 	pthread_cond_destroy(&p->work);
@@ -2369,8 +2343,8 @@ void weft_pool_destroy(struct weft_pool *p)
 	free(p);
 }
 
-void weft_pool_dispatch(struct weft_pool *p, unsigned slot, const struct weft_dispatch_params *dp,
-			uint64_t watchdog, bool (*should_abort)(void *), void *ctx,
+void weft_pool_dispatch(struct weft_pool *p, unsigned slot, struct weft_mmu *mmu,
+			const struct weft_dispatch_params *dp, uint64_t watchdog, bool (*should_abort)(void *), void *ctx,
 			struct weft_dispatch_result *res)
 {
 	struct weft_job j = { .dp = dp, .slot = slot % WEFT_MODEL_NUM_QUEUES, .total = 1,
@@ -2405,9 +2379,9 @@ void weft_pool_dispatch(struct weft_pool *p, unsigned slot, const struct weft_di
 	pthread_cond_init(&j.done, NULL);
 	pthread_mutex_init(&j.err_lock, NULL);
 
+	use_translator(p, mmu, dp, &j);
 	pthread_mutex_lock(&p->lock);
 	j.id = ++p->next_id;
-	use_translator(p, dp, &j);
 	p->jobs[j.slot] = &j;
 	atomic_fetch_add(&p->running, 1);
 	/* A queue that was idle neither saved up turns nor lost them. */
@@ -2435,10 +2409,8 @@ void weft_pool_dispatch(struct weft_pool *p, unsigned slot, const struct weft_di
 	}
 	p->jobs[j.slot] = NULL;
 	atomic_fetch_sub(&p->running, 1);
-	/* Unless another kernel took the slot meanwhile (then it counts its own). */
-	if (p->seen[j.seen].key == seen_key(dp))
-		p->seen[j.seen].insts += atomic_load(&j.insts);
 	pthread_mutex_unlock(&p->lock);
+	weft_jit_release(p->jit, j.kernel, atomic_load(&j.insts));
 	pthread_cond_destroy(&j.done);
 	pthread_mutex_destroy(&j.err_lock);
 	*res = j.res;

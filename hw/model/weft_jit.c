@@ -56,7 +56,7 @@
 #include "weft_model_priv.h"
 
 #define MAX_WORDS	16384	/* code words a translated kernel may span */
-#define CACHE_DEFAULT	256	/* translations kept (WEFT_MODEL_JIT_CACHE) */
+#define CACHE_DEFAULT	256	/* kernels kept (WEFT_MODEL_JIT_CACHE) */
 #define QUANTUM		4096	/* = SG_QUANTUM of weft_exec.c */
 #define MAX_DST_ROWS	8	/* rows a translated load writes: ld.*.v4.u64 */
 #define ADDRESS_SHAPES	5	/* lane steps address_shape() knows: 0, 4, 8, 16, 32 bytes */
@@ -93,27 +93,34 @@ struct kernel {
 	struct weft_inst *insts;	/* per word index (valid where start[i]) */
 };
 
-/* A translation in the cache. */
-struct weft_jit_code {
-	struct kernel k;
-	weft_jit_fn fn;
-	LLVMOrcResourceTrackerRef rt;	/* owns its machine code */
-	bool optimized;			/* by the optimizing tier */
-	unsigned refs;			/* dispatches of workers that run it */
-	uint64_t last_use;		/* weft_jit.uses at its last lookup */
-};
-
 /*
  * The two tiers: code generation without optimizations for most kernels,
  * with them for the long-running ones (execution.rst).
  */
 enum { TIER_FAST, TIER_OPT, TIERS };
 
+/*
+ * A kernel that dispatches ran, found by its instructions wherever they
+ * lay, with its counts (which pick its tier) and its translations.
+ */
+struct weft_jit_kernel {
+	struct kernel k;
+	uint64_t items;			/* work-items of its dispatches */
+	uint64_t insts;			/* sub-group instructions of those that ended */
+	struct {
+		weft_jit_fn fn;			/* NULL: not translated by the tier */
+		LLVMOrcResourceTrackerRef rt;	/* owns its machine code */
+	} tier[TIERS];
+	unsigned refs;			/* dispatches running it */
+	uint64_t last_use;		/* weft_jit.uses at its last lookup */
+};
+
+
 struct weft_jit {
 	pthread_mutex_t lock;
 	LLVMOrcLLJITRef lljit[TIERS];
 	LLVMTargetMachineRef tm;
-	struct weft_jit_code **cache;
+	struct weft_jit_kernel **cache;
 	unsigned ncache, max;
 	uint64_t uses, serial;
 	struct weft_model_jit_stats stats;
@@ -4558,15 +4565,30 @@ struct weft_jit *weft_jit_create(void)
 	return j;
 }
 
+/* Frees @c and its translations' machine code. */
+static void free_kernel(struct weft_jit *j, struct weft_jit_kernel *c)
+{
+	for (unsigned t = 0; t < TIERS; t++) {
+		LLVMErrorRef err;
+
+		if (!c->tier[t].rt)
+			continue;
+		err = LLVMOrcResourceTrackerRemove(c->tier[t].rt);
+		if (err)
+			report("freeing a translation", err);
+		LLVMOrcReleaseResourceTracker(c->tier[t].rt);
+		j->stats.evicted += !!c->tier[t].fn;
+	}
+	kernel_free(&c->k);
+	free(c);
+}
+
 void weft_jit_destroy(struct weft_jit *j)
 {
 	if (!j)
 		return;
-	for (unsigned i = 0; i < j->ncache; i++) {
-		LLVMOrcReleaseResourceTracker(j->cache[i]->rt);
-		kernel_free(&j->cache[i]->k);
-		free(j->cache[i]);
-	}
+	for (unsigned i = 0; i < j->ncache; i++)
+		free_kernel(j, j->cache[i]);
 	free(j->cache);
 	if (j->tm)
 		LLVMDisposeTargetMachine(j->tm);
@@ -4578,13 +4600,11 @@ void weft_jit_destroy(struct weft_jit *j)
 }
 
 /*
- * Frees the least recently used translation that no worker runs (its
- * machine code too): false when every one is running.  Under j->lock.
+ * Frees the least recently used kernel that no dispatch runs, its counts
+ * and translations with it: false when every one is running.  Under j->lock.
  */
 static bool evict_one(struct weft_jit *j)
 {
-	struct weft_jit_code *c;
-	LLVMErrorRef err;
 	int lru = -1;
 
 	for (unsigned i = 0; i < j->ncache; i++)
@@ -4592,62 +4612,18 @@ static bool evict_one(struct weft_jit *j)
 			lru = (int)i;
 	if (lru < 0)
 		return false;
-	c = j->cache[lru];
+	free_kernel(j, j->cache[lru]);
 	j->cache[lru] = j->cache[--j->ncache];
-	err = LLVMOrcResourceTrackerRemove(c->rt);
-	if (err)
-		report("freeing a translation", err);
-	LLVMOrcReleaseResourceTracker(c->rt);
-	kernel_free(&c->k);
-	free(c);
-	j->stats.evicted++;
 	return true;
 }
 
-/* A new translation of @k (which it then owns); NULL: @k interprets (and is freed). */
-static struct weft_jit_code *add_translation(struct weft_jit *j, struct kernel *k, bool optimize)
+struct weft_jit_kernel *weft_jit_find(struct weft_jit *j, struct weft_mmu *mmu, uint64_t code,
+				      unsigned simd, uint64_t items, uint64_t *all_items,
+				      uint64_t *all_insts)
 {
-	struct weft_jit_code *c;
-	struct timespec t0, t1;
-
-	if ((j->ncache == j->max && !evict_one(j)) || !(c = calloc(1, sizeof(*c)))) {
-		kernel_free(k);
-		return NULL;
-	}
-	c->k = *k;
-	c->optimized = optimize;
-	c->rt = LLVMOrcJITDylibCreateResourceTracker(LLVMOrcLLJITGetMainJITDylib(j->lljit[optimize ? TIER_OPT : TIER_FAST]));
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
-	c->fn = translate(j, &c->k, j->serial++, optimize ? TIER_OPT : TIER_FAST, c->rt);
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
-	j->stats.translate_ns += (uint64_t)(t1.tv_sec - t0.tv_sec) * 1000000000ull +
-				 (uint64_t)t1.tv_nsec - (uint64_t)t0.tv_nsec;
-	if (!c->fn) {
-		LLVMErrorRef err = LLVMOrcResourceTrackerRemove(c->rt);
-
-		if (err)
-			report("freeing a failed translation", err);
-		LLVMOrcReleaseResourceTracker(c->rt);
-		kernel_free(&c->k);
-		free(c);
-		return NULL;
-	}
-	j->cache[j->ncache++] = c;
-	j->stats.translated++;
-	j->stats.optimized += optimize;
-	for (unsigned i = 0; i < c->k.nw; i++)
-		if (c->k.start[i])
-			weft_jit_native(&c->k.insts[i]) ? j->stats.native++ : j->stats.helper++;
-	return c;
-}
-
-weft_jit_fn weft_jit_get(struct weft_jit *j, struct weft_mmu *mmu, uint64_t code, unsigned simd,
-			 bool optimize, struct weft_jit_code **ref)
-{
-	struct weft_jit_code *c = NULL;
+	struct weft_jit_kernel *c = NULL;
 	struct kernel k;
 
-	*ref = NULL;
 	if (discover(mmu, code, simd, &k)) {
 		pthread_mutex_lock(&j->lock);
 		j->stats.interpreted++;
@@ -4655,32 +4631,75 @@ weft_jit_fn weft_jit_get(struct weft_jit *j, struct weft_mmu *mmu, uint64_t code
 		return NULL;
 	}
 	pthread_mutex_lock(&j->lock);
-	for (unsigned i = 0; i < j->ncache && !c; i++) {
-		if (j->cache[i]->optimized == optimize && same_kernel(&j->cache[i]->k, &k)) {
+	for (unsigned i = 0; i < j->ncache && !c; i++)
+		if (same_kernel(&j->cache[i]->k, &k))
 			c = j->cache[i];
-			j->stats.cache_hits++;
-			kernel_free(&k);
-		}
-	}
-	if (!c)
-		c = add_translation(j, &k, optimize);
 	if (c) {
-		c->refs++;
-		c->last_use = ++j->uses;
-		*ref = c;
+		kernel_free(&k);
+	} else if ((j->ncache < j->max || evict_one(j)) && (c = calloc(1, sizeof(*c)))) {
+		c->k = k;
+		j->cache[j->ncache++] = c;
 	} else {
+		kernel_free(&k);
+		j->stats.interpreted++;
+		pthread_mutex_unlock(&j->lock);
+		return NULL;
+	}
+	c->items += items;
+	c->refs++;
+	c->last_use = ++j->uses;
+	*all_items = c->items;
+	*all_insts = c->insts;
+	pthread_mutex_unlock(&j->lock);
+	return c;
+}
+
+weft_jit_fn weft_jit_translation(struct weft_jit *j, struct weft_jit_kernel *c, bool optimize)
+{
+	unsigned t = optimize ? TIER_OPT : TIER_FAST;
+	struct timespec t0, t1;
+	weft_jit_fn fn;
+
+	pthread_mutex_lock(&j->lock);
+	if (c->tier[t].fn) {
+		j->stats.cache_hits++;
+		fn = c->tier[t].fn;
+		pthread_mutex_unlock(&j->lock);
+		return fn;
+	}
+	if (!c->tier[t].rt)
+		c->tier[t].rt = LLVMOrcJITDylibCreateResourceTracker(LLVMOrcLLJITGetMainJITDylib(j->lljit[t]));
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+	fn = c->tier[t].fn = translate(j, &c->k, j->serial++, t, c->tier[t].rt);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
+	j->stats.translate_ns += (uint64_t)(t1.tv_sec - t0.tv_sec) * 1000000000ull +
+				 (uint64_t)t1.tv_nsec - (uint64_t)t0.tv_nsec;
+	if (fn) {
+		j->stats.translated++;
+		j->stats.optimized += optimize;
+		for (unsigned i = 0; i < c->k.nw; i++)
+			if (c->k.start[i])
+				weft_jit_native(&c->k.insts[i]) ? j->stats.native++ : j->stats.helper++;
+	} else {
+		LLVMErrorRef err = LLVMOrcResourceTrackerRemove(c->tier[t].rt);
+
+		if (err)
+			report("freeing a failed translation", err);
+		LLVMOrcReleaseResourceTracker(c->tier[t].rt);
+		c->tier[t].rt = NULL;
 		j->stats.interpreted++;
 	}
 	pthread_mutex_unlock(&j->lock);
-	return c ? c->fn : NULL;
+	return fn;
 }
 
-void weft_jit_put(struct weft_jit *j, struct weft_jit_code *ref)
+void weft_jit_release(struct weft_jit *j, struct weft_jit_kernel *c, uint64_t insts)
 {
-	if (!ref)
+	if (!c)
 		return;
 	pthread_mutex_lock(&j->lock);
-	ref->refs--;
+	c->insts += insts;
+	c->refs--;
 	pthread_mutex_unlock(&j->lock);
 }
 
@@ -4688,6 +4707,9 @@ void weft_jit_get_stats(struct weft_jit *j, struct weft_model_jit_stats *st)
 {
 	pthread_mutex_lock(&j->lock);
 	*st = j->stats;
-	st->cached = j->ncache;
+	st->cached = 0;
+	for (unsigned i = 0; i < j->ncache; i++)
+		for (unsigned t = 0; t < TIERS; t++)
+			st->cached += !!j->cache[i]->tier[t].fn;
 	pthread_mutex_unlock(&j->lock);
 }

@@ -118,21 +118,31 @@ uint64_t weft_jit_stream_items_from_env(void);
 struct weft_jit *weft_jit_create(void);
 void weft_jit_destroy(struct weft_jit *j);
 
-struct weft_jit_code;
+struct weft_jit_kernel;
 
 /*
- * The translation of the kernel at @code for @simd lanes, read through @mmu
- * (EXEC access): from the cache when a kernel with the same instructions
- * was translated before by the same tier (@optimize: the optimizing one),
- * else translated now.  NULL: run it on the
- * interpreter (code that does not fetch or decode, which the interpreter
- * then reports where it meets it, or a kernel too large).  Else *@ref
- * keeps the translation from eviction until weft_jit_put().  Thread-safe.
+ * The kernel at @code for @simd lanes, read through @mmu (EXEC access),
+ * found by its instructions (every word reachable from the entry) wherever
+ * they lie, so that a kernel loaded at another address is the same one and
+ * another kernel loaded where it was is not.  A dispatch of @items
+ * work-items is counted to it: *@all_items are its dispatches' work-items,
+ * this one's included, *@all_insts the sub-group instructions of those
+ * that ended.  NULL: run it on the interpreter (code that does not fetch
+ * or decode, which the interpreter then reports where it meets it, or a
+ * kernel too large).  Else it is kept, counts and translations, until
+ * weft_jit_release().  Thread-safe.
  */
-weft_jit_fn weft_jit_get(struct weft_jit *j, struct weft_mmu *mmu, uint64_t code, unsigned simd,
-			 bool optimize, struct weft_jit_code **ref);
-/* The caller no longer runs @ref (NULL: nothing). */
-void weft_jit_put(struct weft_jit *j, struct weft_jit_code *ref);
+struct weft_jit_kernel *weft_jit_find(struct weft_jit *j, struct weft_mmu *mmu, uint64_t code,
+				      unsigned simd, uint64_t items, uint64_t *all_items,
+				      uint64_t *all_insts);
+/*
+ * The translation of @k by the fast tier or (@optimize) the optimizing
+ * one: translated at its first use.  NULL: run it on the interpreter (the
+ * translation failed; the next dispatch tries again).
+ */
+weft_jit_fn weft_jit_translation(struct weft_jit *j, struct weft_jit_kernel *k, bool optimize);
+/* A dispatch of @k (NULL: nothing) ended, having executed @insts sub-group instructions. */
+void weft_jit_release(struct weft_jit *j, struct weft_jit_kernel *k, uint64_t insts);
 
 /* Counters since weft_jit_create() (weft_model.h). */
 void weft_jit_get_stats(struct weft_jit *j, struct weft_model_jit_stats *st);

@@ -78,8 +78,8 @@ void weft_model_wait_idle(struct weft_model *m);
 struct weft_model_jit_stats {
 	uint64_t translated;	/* kernels translated */
 	uint64_t optimized;	/* ... of them by the optimizing tier */
-	uint64_t cache_hits;	/* dispatches (per worker) that found their translation */
-	uint64_t interpreted;	/* lookups of a kernel that cannot be translated: interpreted */
+	uint64_t cache_hits;	/* dispatches that found their translation */
+	uint64_t interpreted;	/* dispatches of a kernel that cannot be translated */
 	uint64_t native;	/* instructions of translated kernels that became host vector code */
 	uint64_t helper;	/* ... that became a call of the interpreter's handler */
 	uint64_t translate_ns;	/* CPU time spent translating (building, optimizing, compiling) */

@@ -170,12 +170,13 @@ void weft_pool_destroy(struct weft_pool *p);
 void weft_pool_jit_stats(struct weft_pool *p, struct weft_model_jit_stats *st);
 /*
  * Runs a validated dispatch of queue @slot on the pool (dispatches of
- * different queues share the workers); @should_abort is polled while it
- * runs (returns true to abort: reset or stop).
+ * different queues share the workers), its kernel read through @mmu (the
+ * queue's, mapping the dispatch's page table); @should_abort is polled
+ * while it runs (returns true to abort: reset or stop).
  */
-void weft_pool_dispatch(struct weft_pool *p, unsigned slot, const struct weft_dispatch_params *dp,
-			uint64_t watchdog, bool (*should_abort)(void *), void *ctx,
-			struct weft_dispatch_result *res);
+void weft_pool_dispatch(struct weft_pool *p, unsigned slot, struct weft_mmu *mmu,
+			const struct weft_dispatch_params *dp, uint64_t watchdog,
+			bool (*should_abort)(void *), void *ctx, struct weft_dispatch_result *res);
 
 /* Command-stream state of a queue: dropped by a reset. */
 struct weft_qstate {

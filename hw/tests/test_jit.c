@@ -1642,7 +1642,7 @@ static void t_translated(void)
 	struct weft_model_jit_stats st;
 
 	weft_model_jit_stats(jit->m, &st);
-	printf("    translated %llu kernels in %.1f ms (%llu lookups interpreted); instructions: "
+	printf("    translated %llu kernels in %.1f ms (%llu dispatches interpreted); instructions: "
 	       "%llu native, %llu through the interpreter's handlers\n",
 	       (unsigned long long)st.translated, st.translate_ns / 1e6,
 	       (unsigned long long)st.interpreted, (unsigned long long)st.native,
@@ -1986,6 +1986,17 @@ static void t_streams(void)
 	setup("1");
 }
 
+/* Checks that @e's model translated @translated kernels, @optimized of them by the optimizing tier. */
+static void check_tiers(struct env *e, uint64_t translated, uint64_t optimized, const char *what)
+{
+	struct weft_model_jit_stats st;
+
+	weft_model_jit_stats(e->m, &st);
+	CHECK(st.translated == translated && st.optimized == optimized,
+	      "%s: %llu translated, %llu optimized", what, (unsigned long long)st.translated,
+	      (unsigned long long)st.optimized);
+}
+
 /*
  * A kernel goes to the optimizing tier once dispatched with
  * WEFT_MODEL_JIT_OPT_ITEMS work-items in all; before, the fast tier's
@@ -1994,18 +2005,37 @@ static void t_streams(void)
 static void t_tier_threshold(void)
 {
 	struct env *e = make_tiered("1", "4096");
-	struct weft_model_jit_stats st;
 	struct env_dispatch d = { env_code(e, "\tnop\n\tend\n"), 0, 16, { 2048, 1, 1 }, { 64, 1, 1 } };
 
 	CHECK_EQ(env_dispatch(e, 0, &d), 0);
-	weft_model_jit_stats(e->m, &st);
-	CHECK(st.translated == 1 && st.optimized == 0, "after 2048 items: %llu translated, %llu optimized",
-	      (unsigned long long)st.translated, (unsigned long long)st.optimized);
+	check_tiers(e, 1, 0, "after 2048 items");
 	CHECK_EQ(env_dispatch(e, 0, &d), 0);
 	CHECK_EQ(env_dispatch(e, 0, &d), 0);
-	weft_model_jit_stats(e->m, &st);
-	CHECK(st.translated == 2 && st.optimized == 1, "after 6144 items: %llu translated, %llu optimized",
-	      (unsigned long long)st.translated, (unsigned long long)st.optimized);
+	check_tiers(e, 2, 1, "after 6144 items");
+	env_destroy(e);
+}
+
+/*
+ * The counts are a kernel's, whatever its address: another kernel mapped
+ * where one was (as a runtime reuses a freed buffer's address) counts from
+ * nothing, and the first kernel loaded again elsewhere goes on with its
+ * count.  3072 items a dispatch; the optimizing tier from 4096.
+ */
+static void t_tier_per_kernel(void)
+{
+	struct env *e = make_tiered("1", "4096");
+	uint64_t other = env_code(e, "\tnop\n\tnop\n\tend\n");
+	struct env_dispatch d = { env_code(e, "\tnop\n\tend\n"), 0, 16, { 3072, 1, 1 }, { 64, 1, 1 } };
+
+	CHECK_EQ(env_dispatch(e, 0, &d), 0);
+	check_tiers(e, 1, 0, "a kernel's first 3072 items");
+	env_map(e, d.code_va, *env_pte(e, other, 3) & WEFT_PTE_ADDR_MASK, WEFT_MMU_PAGE_SIZE,
+		WEFT_PTE_VALID | WEFT_PTE_EXEC);
+	CHECK_EQ(env_dispatch(e, 0, &d), 0);
+	check_tiers(e, 2, 0, "another kernel's first 3072 items at its address");
+	d.code_va = env_code(e, "\tnop\n\tend\n");
+	CHECK_EQ(env_dispatch(e, 0, &d), 0);
+	check_tiers(e, 3, 1, "the first kernel's next 3072 items at a new address");
 	env_destroy(e);
 }
 
@@ -2013,28 +2043,26 @@ static void t_tier_threshold(void)
  * ... or once its earlier dispatches executed WEFT_MODEL_JIT_OPT_INSTS
  * sub-group instructions in all, however few their work-items: 64 items
  * (4 sub-groups of 16) that loop 1000 times, 4 instructions a pass, are
- * about 16000 instructions a dispatch: the third is optimized.
+ * about 16000 instructions a dispatch: the third is optimized, although
+ * it runs the kernel loaded again at another address.
  */
 static void t_tier_by_insts(void)
 {
+	static const char loop[] = "\tmov.u32 r2, 0\n\tloop l1\n\tadd.u32 r2, r2, 1\n"
+				   "\tset.eq.u32 r3, r2, 1000\n\tbreak r3\nl1:\tendloop\n\tend\n";
 	struct env *e;
-	struct weft_model_jit_stats st;
 	struct env_dispatch d = { 0, 0, 16, { 64, 1, 1 }, { 64, 1, 1 } };
 
 	setenv("WEFT_MODEL_JIT_OPT_INSTS", "20000", 1);
 	e = make_tiered("1", NULL);
 	unsetenv("WEFT_MODEL_JIT_OPT_INSTS");
-	d.code_va = env_code(e, "\tmov.u32 r2, 0\n\tloop l1\n\tadd.u32 r2, r2, 1\n"
-			     "\tset.eq.u32 r3, r2, 1000\n\tbreak r3\nl1:\tendloop\n\tend\n");
+	d.code_va = env_code(e, loop);
 	CHECK_EQ(env_dispatch(e, 0, &d), 0);
 	CHECK_EQ(env_dispatch(e, 0, &d), 0);
-	weft_model_jit_stats(e->m, &st);
-	CHECK(st.translated == 1 && st.optimized == 0, "after 2 dispatches: %llu translated, %llu optimized",
-	      (unsigned long long)st.translated, (unsigned long long)st.optimized);
+	check_tiers(e, 1, 0, "after 2 dispatches");
+	d.code_va = env_code(e, loop);
 	CHECK_EQ(env_dispatch(e, 0, &d), 0);
-	weft_model_jit_stats(e->m, &st);
-	CHECK(st.translated == 2 && st.optimized == 1, "after 3 dispatches: %llu translated, %llu optimized",
-	      (unsigned long long)st.translated, (unsigned long long)st.optimized);
+	check_tiers(e, 2, 1, "after 3 dispatches");
 	env_destroy(e);
 }
 
@@ -2256,6 +2284,8 @@ int main(void)
 	      t_streams);
 	h_run("jit: a kernel goes to the optimizing tier once dispatched with its work-items in all",
 	      t_tier_threshold);
+	h_run("jit: a kernel's counts follow its instructions, not its address",
+	      t_tier_per_kernel);
 	h_run("jit: or once its earlier dispatches executed its instructions in all",
 	      t_tier_by_insts);
 	h_run("jit: WEFT_MODEL_JIT_PERF_MAP names each translation for perf, with its size",
