@@ -85,6 +85,7 @@ struct weft_model_jit_stats {
 	uint64_t translate_ns;	/* CPU time spent translating (building, optimizing, compiling) */
 	uint64_t evicted;	/* translations freed to make room (WEFT_MODEL_JIT_CACHE) */
 	uint64_t cached;	/* translations held now */
+	uint64_t split;		/* vector accesses of a sub-group run element by element: a lane's crossed a page */
 };
 void weft_model_jit_stats(struct weft_model *m, struct weft_model_jit_stats *st);
 

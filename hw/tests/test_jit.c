@@ -304,6 +304,14 @@ static void run_1d(const uint32_t (*shapes)[2], unsigned n, const char *name)
 	}
 }
 
+/* The start of a kernel: r0 the arguments' address, r2 the local linear id, r8 r0 + 4 bytes per id. */
+#define ARGS_BY_ITEM			\
+	"\ts2r.u64 r0, sr.args\n"	\
+	"\ts2r.u32 r2, sr.local_linear_id\n" \
+	"\tcvt.u64.u32 r6, r2\n"	\
+	"\tshl.u64 r8, r6, 2\n"		\
+	"\tadd.u64 r8, r8, r0\n"
+
 /*
  * Traces (weft_jit.c, next_or_jump()): a block's variant for all lanes on
  * goes on with the blocks its constructs lead to while every lane is on, or
@@ -332,11 +340,7 @@ static void t_traces(void)
 
 	for (unsigned v = 0; v < 2; v++) {
 		snprintf(src, sizeof(src),
-			 "\ts2r.u64 r0, sr.args\n"
-			 "\ts2r.u32 r2, sr.local_linear_id\n"
-			 "\tcvt.u64.u32 r6, r2\n"
-			 "\tshl.u64 r8, r6, 2\n"
-			 "\tadd.u64 r8, r8, r0\n"
+			 ARGS_BY_ITEM
 			 "\tmov.u64 r10, 0x%llx\n"
 			 "\tadd.u32 r64, r2, 1\n"
 			 "\tld.global.u32 r65, [r8+1024]\n"
@@ -491,6 +495,49 @@ static void t_pages(void)
 			return;
 		run_1d(shapes, sizeof(shapes) / sizeof(shapes[0]), kind ? "pages not writable" : "pages");
 	}
+}
+
+/*
+ * Global vectors whose lanes' own accesses cross a page in some
+ * sub-groups (lanes 4 bytes apart, each reading or writing 8, 16 or 32
+ * bytes: a[i] and a[i + 1] merged into one v2 load, as the stencil's
+ * compiled code loads them) are run element by element, not by the
+ * interpreter's handler: loads and stores, masked lanes and partial
+ * sub-groups, elements that are not aligned (one crossing a page goes to
+ * the interpreter's handler); then a store whose lanes cross into the
+ * unmapped page after the arguments (the handler reports the fault).  The
+ * same memory, registers and fault both ways, and the translator counted
+ * the accesses it split.
+ */
+static void split_vectors(const char *body, const char *what, bool split)
+{
+	static const uint32_t shapes[][2] = { { 64, 64 }, { 77, 24 }, { 40, 8 } };
+	struct weft_model_jit_stats before, after;
+	char src[1024];
+
+	weft_model_jit_stats(jit->m, &before);
+	snprintf(src, sizeof(src),
+		 ARGS_BY_ITEM "%s\tend\n", body);
+	if (!load_code(src))
+		return;
+	run_1d(shapes, sizeof(shapes) / sizeof(shapes[0]), what);
+	weft_model_jit_stats(jit->m, &after);
+	CHECK(split ? after.split > before.split : after.split == before.split, "%s: %llu accesses split",
+	      what, (unsigned long long)(after.split - before.split));
+}
+
+static void t_split_vectors(void)
+{
+	split_vectors("\tld.global.v2.u32 r64, [r8+4032]\n"
+		      "\tld.global.v4.u32 r66, [r8+8136]\n"
+		      "\tld.global.v4.u64 r70, [r8+12200]\n"
+		      "\tst.global.v2.u32 [r8+4040], r66\n"
+		      "\tand.u32 r3, r2, 1\n"
+		      "\tif r3, odd\n"
+		      "\tst.global.v4.u32 [r8+8150], r64\n"
+		      "\tld.global.v2.u64 r78, [r8+12250]\n"
+		      "odd:\tendif\n", "crossing", true);
+	split_vectors("\tst.global.v4.u32 [r8+16360], r2\n", "crossing into a fault", false);
 }
 
 /*
@@ -2261,6 +2308,8 @@ int main(void)
 	      t_traces);
 	h_run("jit: global accesses of lanes in different pages, masked, crossing pages, not writable",
 	      t_pages);
+	h_run("jit: global vectors whose lanes cross pages run element by element",
+	      t_split_vectors);
 	h_run("jit: consecutive global accesses of every width that fault in the middle lane",
 	      t_fault_mid_lane);
 	h_run("jit: addresses known as functions of the lane: ids in rows, pointers, tails, ids that wrap",
