@@ -1723,7 +1723,10 @@ static void prefetch_ahead(struct gen *g, LLVMValueRef p, unsigned bytes)
  * their 32-bit halves, row by row: the compiler packs float8 and wider
  * vectors into .u64 accesses (32 bytes a lane) whose halves it reads as
  * floats, and picking the halves directly saves splitting each 64-bit row
- * (clpeak's float8 bandwidth: 1.19 times that of the split).
+ * (clpeak's float8 bandwidth: 1.19 times that of the split).  32-bit
+ * elements one element apart (a[i] and a[i + 1] merged) are rows of
+ * consecutive elements: each row is a load of its own, at its element,
+ * as the picking of a row out of the span took a dozen shuffles.
  */
 static void strided_load(struct gen *g, const struct weft_inst *in, LLVMValueRef p, LLVMValueRef on,
 			 unsigned stride)
@@ -1733,6 +1736,15 @@ static void strided_load(struct gen *g, const struct weft_inst *in, LLVMValueRef
 	LLVMValueRef all, idx[WEFT_MAX_LANES];
 
 	stride *= halves;
+	if (stride == 1) {
+		for (unsigned j = 0; j < vec; j++) {
+			LLVMValueRef v = LLVMBuildLoad2(g->b, g->vi32, byte_ptr(g, p, c64(g, 4ull * j)), "");
+
+			LLVMSetAlignment(v, 1);
+			set_masked(g, (in->d + j) % WEFT_NUM_REGS, v, on);
+		}
+		return;
+	}
 	n = (NL - 1) * stride + vec;
 	all = LLVMBuildLoad2(g->b, LLVMVectorType(g->i32, n), p, "");
 	LLVMSetAlignment(all, 1);
