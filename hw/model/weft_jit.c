@@ -136,6 +136,7 @@ struct weft_jit {
 	 * at run time goes on in the interpreter (execution.rst). */
 	bool entry_only;
 	_Atomic uint64_t split;	/* weft_model_jit_stats.split */
+	_Atomic uint64_t cf_calls;	/* weft_model_jit_stats.cf_calls */
 };
 
 static void kernel_free(struct kernel *k)
@@ -437,6 +438,7 @@ struct gen {
 	LLVMValueRef fn, x, R, Mp, maskp, pcp, base, mmu, c, countp, target, lanes_tmp;
 	LLVMValueRef elems_tmp;			/* element_pointers()'s pointers */
 	_Atomic uint64_t *split;		/* weft_jit.split */
+	_Atomic uint64_t *cf_calls;		/* weft_jit.cf_calls */
 	LLVMValueRef stream;			/* the call's whole-line global stores stream (an i1) */
 	LLVMValueRef val[WEFT_NUM_REGS];	/* the block's value of each row, NULL: in the file */
 	bool dirty[WEFT_NUM_REGS];		/* assigned in the block, not yet stored */
@@ -3557,9 +3559,77 @@ static void emit_structured(struct gen *g, unsigned i, const struct weft_inst *i
 }
 
 /*
+ * break and cont, as cf_leave() of weft_exec.c runs them, when the loop
+ * they leave is the top entry of the mask stack or the one under it (a
+ * loop's exit test compiled as an if around a break): the lanes that
+ * leave come out of the mask (and out of that if's masks), a cont's go to
+ * the loop's lanes that continued, and with no lane left the sub-group
+ * goes on where the top entry resumes.  Anything else (a loop deeper
+ * down, none at all) goes to @generic, the call of the mask-stack code,
+ * which walks the stack or reports it.  Through that call, the exit test
+ * of a loop in the builtins' lowerings (a work-group reduction's sum of
+ * the sub-groups' partials) cost every sub-group a call and the rows'
+ * stores and loads around it.
+ */
+static void emit_leave(struct gen *g, unsigned i, const struct weft_inst *in, LLVMBasicBlockRef generic)
+{
+	LLVMValueRef st = g->s, spp = byte_ptr(g, st, c64(g, offsetof(struct sg_state, sp)));
+	LLVMValueRef sp = LLVMBuildLoad2(g->b, g->i32, spp, "sp"), one = c32(g, 1), zero = c32(g, 0);
+	LLVMValueRef mask = g->full ? every_lane(g) : LLVMBuildLoad2(g->b, g->i32, g->maskp, "");
+	LLVMValueRef top = LLVMBuildSub(g->b, sp, one, "top");
+	LLVMValueRef under = LLVMBuildSub(g->b, top, one, "under");
+	LLVMTypeRef iNL = LLVMIntTypeInContext(g->C, g->NL);
+	LLVMBasicBlockRef some = new_block(g, "leave_sp"), go = new_block(g, "leave");
+	LLVMBasicBlockRef inner = new_block(g, "leave_if"), rest = new_block(g, "leave_if_loop");
+	LLVMBasicBlockRef loop = new_block(g, "leave_loop"), none = new_block(g, "left");
+	LLVMValueRef kind, is_loop, in_if, x, lp, f, keep;
+
+	/* An empty stack goes to the call, which reports it. */
+	LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntEQ, sp, zero, ""), generic, some);
+	LLVMPositionBuilderAtEnd(g->b, some);
+	kind = LLVMBuildLoad2(g->b, g->i8, cf_field(g, st, top, offsetof(struct cf_entry, kind)), "");
+	is_loop = LLVMBuildICmp(g->b, LLVMIntEQ, kind, LLVMConstInt(g->i8, CF_LOOP, false), "");
+	in_if = LLVMBuildAnd(g->b, LLVMBuildICmp(g->b, LLVMIntUGE, sp, c32(g, 2), ""),
+			     LLVMBuildOr(g->b, LLVMBuildICmp(g->b, LLVMIntEQ, kind, LLVMConstInt(g->i8, CF_IF, false), ""),
+					 LLVMBuildICmp(g->b, LLVMIntEQ, kind, LLVMConstInt(g->i8, CF_ELSE, false), ""),
+					 ""), "");
+	LLVMBuildCondBr(g->b, LLVMBuildOr(g->b, is_loop, in_if, ""), go, generic);
+	LLVMPositionBuilderAtEnd(g->b, go);
+	x = LLVMBuildZExt(g->b, LLVMBuildBitCast(g->b, LLVMBuildICmp(g->b, LLVMIntNE, get(g, in->a),
+							 LLVMConstNull(g->vi32), ""), iNL, ""), g->i32, "");
+	x = LLVMBuildAnd(g->b, x, mask, "x");
+	keep = LLVMBuildNot(g->b, x, "");
+	LLVMBuildCondBr(g->b, is_loop, loop, inner);
+	/* An if (or else) on the loop: the leaving lanes come out of its masks, if the loop is under it. */
+	LLVMPositionBuilderAtEnd(g->b, inner);
+	kind = LLVMBuildLoad2(g->b, g->i8, cf_field(g, st, under, offsetof(struct cf_entry, kind)), "");
+	LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntEQ, kind, LLVMConstInt(g->i8, CF_LOOP, false), ""),
+			rest, generic);
+	LLVMPositionBuilderAtEnd(g->b, rest);
+	f = cf_field(g, st, top, offsetof(struct cf_entry, saved));
+	LLVMBuildStore(g->b, LLVMBuildAnd(g->b, LLVMBuildLoad2(g->b, g->i32, f, ""), keep, ""), f);
+	f = cf_field(g, st, top, offsetof(struct cf_entry, alt));
+	LLVMBuildStore(g->b, LLVMBuildAnd(g->b, LLVMBuildLoad2(g->b, g->i32, f, ""), keep, ""), f);
+	LLVMBuildBr(g->b, loop);
+	LLVMPositionBuilderAtEnd(g->b, loop);
+	lp = LLVMBuildPhi(g->b, g->i32, "lp");
+	LLVMAddIncoming(lp, (LLVMValueRef[]){ top, under }, (LLVMBasicBlockRef[]){ go, rest }, 2);
+	if (in->op == WEFT_OP_CONT) {
+		f = cf_field(g, st, lp, offsetof(struct cf_entry, alt));
+		LLVMBuildStore(g->b, LLVMBuildOr(g->b, LLVMBuildLoad2(g->b, g->i32, f, ""), x, ""), f);
+	}
+	mask = LLVMBuildAnd(g->b, mask, keep, "");
+	store_mask(g, mask);
+	LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntNE, mask, zero, ""), g->blk[i + in->nwords], none);
+	LLVMPositionBuilderAtEnd(g->b, none);
+	jump(g, i, LLVMBuildLoad2(g->b, g->i64, cf_field(g, st, top, offsetof(struct cf_entry, target)), "tgt"),
+	     -1);
+}
+
+/*
  * A control-flow instruction, at the end of its block (every row in the
- * file): bra, and the structured constructs but break and cont, as host
- * code; the rest, and what the mask stack rejects, through the
+ * file): bra, and the structured constructs, as host code; the rest, and
+ * what the mask stack rejects, through the
  * interpreter's mask-stack code, which says where to go.
  */
 static void emit_cf(struct gen *g, unsigned i, const struct weft_inst *in)
@@ -3572,6 +3642,12 @@ static void emit_cf(struct gen *g, unsigned i, const struct weft_inst *in)
 		jump(g, i, LLVMBuildAdd(g->b, pc_of(g, i), c64(g, (uint64_t)(int64_t)(int32_t)in->imm), ""),
 		     (int)((int64_t)i + (int32_t)in->imm / 8));
 		return;
+	}
+	if (in->op == WEFT_OP_BREAK || in->op == WEFT_OP_CONT) {
+		LLVMBasicBlockRef generic = new_block(g, "cf_generic");
+
+		emit_leave(g, i, in, generic);
+		LLVMPositionBuilderAtEnd(g->b, generic);
 	}
 	if (in->op == WEFT_OP_IF || in->op == WEFT_OP_ELSE || in->op == WEFT_OP_ENDIF ||
 	    in->op == WEFT_OP_LOOP || in->op == WEFT_OP_ENDLOOP) {
@@ -3588,6 +3664,8 @@ static void emit_cf(struct gen *g, unsigned i, const struct weft_inst *in)
 	bad = new_block(g, "bad");
 	jb = new_block(g, "jump");
 	count_fallback(g, in, PROF_CF);
+	LLVMBuildAtomicRMW(g->b, LLVMAtomicRMWBinOpAdd, const_ptr(g, (uintptr_t)g->cf_calls), c64(g, 1),
+			   LLVMAtomicOrderingMonotonic, false);
 	args[0] = g->x;
 	args[1] = const_ptr(g, (uintptr_t)in);
 	args[2] = pc_of(g, i);
@@ -4431,7 +4509,7 @@ static weft_jit_fn translate(struct weft_jit *j, const struct kernel *k, uint64_
 	struct gen g = { .C = LLVMOrcThreadSafeContextGetContext(tsc), .k = k, .NL = k->simd,
 			 .entry_only = j->entry_only, .inline_pages = tier == TIER_OPT,
 			 .row_variants = tier == TIER_OPT, .traces = tier == TIER_OPT,
-			 .split = &j->split };
+			 .split = &j->split, .cf_calls = &j->cf_calls };
 	LLVMOrcExecutorAddress addr = 0;
 	LLVMPassBuilderOptionsRef opts;
 	LLVMOrcThreadSafeModuleRef tsm;
@@ -4813,6 +4891,7 @@ void weft_jit_get_stats(struct weft_jit *j, struct weft_model_jit_stats *st)
 	pthread_mutex_lock(&j->lock);
 	*st = j->stats;
 	st->split = atomic_load_explicit(&j->split, memory_order_relaxed);
+	st->cf_calls = atomic_load_explicit(&j->cf_calls, memory_order_relaxed);
 	st->cached = 0;
 	for (unsigned i = 0; i < j->ncache; i++)
 		for (unsigned t = 0; t < TIERS; t++)

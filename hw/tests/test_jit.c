@@ -833,6 +833,49 @@ static void t_structured(void)
 }
 
 /*
+ * Runs a loop around @exit (its exit test on r6, r9 every bit set), its
+ * counts left in r64 and r65, on both models; returns the runs of the
+ * translation's mask-stack code.
+ */
+static uint64_t loop_exit(const char *exit, const char *what)
+{
+	static const uint32_t shapes[][2] = { { 64, 64 }, { 77, 24 }, { 40, 8 } };
+	struct weft_model_jit_stats before, after;
+	char src[1024];
+
+	snprintf(src, sizeof(src),
+		 "\ts2r.u32 r2, sr.local_linear_id\n\tand.u32 r3, r2, 7\n\tmov.u32 r4, 0\n"
+		 "\tmov.u32 r5, 0\n\tmov.u32 r9, 0xffffffff\n\tloop l1\n\tset.ge.u32 r6, r4, r3\n"
+		 "%s\tadd.u32 r4, r4, 1\n\tset.eq.u32 r7, r4, 6\n\tbreak r7\n\tand.u32 r7, r4, 1\n"
+		 "\tif r7, c1\n\tcont r7\n\tmov.u32 r5, 0xdead\nc1:\tendif\n\tand.u32 r8, r4, 2\n"
+		 "\tcont r8\n\tadd.u32 r5, r5, r4\nl1:\tendloop\n\tmov.u32 r64, r4\n\tmov.u32 r65, r5\n"
+		 "\tend\n", exit);
+	weft_model_jit_stats(jit->m, &before);
+	if (load_code(src))
+		run_1d(shapes, sizeof(shapes) / sizeof(shapes[0]), what);
+	weft_model_jit_stats(jit->m, &after);
+	return after.cf_calls - before.cf_calls;
+}
+
+/*
+ * break and cont whose loop is the mask stack's top entry, or the entry
+ * under an if (a loop's exit test compiled as an if around a break), run
+ * as host code; one whose loop is deeper down goes to the mask-stack code.
+ * The same registers both ways, full, partial and masked sub-groups.
+ */
+static void t_loop_exits(void)
+{
+	uint64_t n;
+
+	n = loop_exit("\tif r6, k1\n\tbreak r9\nk1:\tendif\n", "exit test in an if");
+	CHECK(n == 0, "exit test in an if: %llu runs of the mask-stack code", (unsigned long long)n);
+	n = loop_exit("\tbreak r6\n", "exit test");
+	CHECK(n == 0, "exit test: %llu runs of the mask-stack code", (unsigned long long)n);
+	n = loop_exit("\tif r6, k1\n\tif r6, k2\n\tbreak r9\nk2:\tendif\nk1:\tendif\n", "exit test two ifs deep");
+	CHECK(n > 0, "exit test two ifs deep: no run of the mask-stack code");
+}
+
+/*
  * Runs the loaded kernel on 64 items in work-groups of 32 at SIMD 8, 16
  * and 32, its first two arguments @a0 and @a1; checks that both models agree.
  */
@@ -2310,6 +2353,8 @@ int main(void)
 	      t_pages);
 	h_run("jit: global vectors whose lanes cross pages run element by element",
 	      t_split_vectors);
+	h_run("jit: break and cont leave their loop as host code, two constructs deep",
+	      t_loop_exits);
 	h_run("jit: consecutive global accesses of every width that fault in the middle lane",
 	      t_fault_mid_lane);
 	h_run("jit: addresses known as functions of the lane: ids in rows, pointers, tails, ids that wrap",
