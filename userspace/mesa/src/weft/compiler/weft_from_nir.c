@@ -152,11 +152,38 @@ weft_emit_block(struct weft_ctx *ctx, nir_block *block)
 
 static void weft_emit_cf_list(struct weft_ctx *ctx, struct exec_list *list);
 
+/* The break or continue that is all of @nif's then-block, with nothing
+ * in its else-block; NULL otherwise. */
+static nir_jump_instr *
+weft_if_only_jumps(nir_if *nif)
+{
+   nir_block *then = nir_if_first_then_block(nif);
+   nir_instr *instr = nir_block_first_instr(then);
+
+   if (then != nir_if_last_then_block(nif) || !nir_cf_list_is_empty_block(&nif->else_list) ||
+       !instr || instr != nir_block_last_instr(then) || instr->type != nir_instr_type_jump)
+      return NULL;
+   nir_jump_instr *j = nir_instr_as_jump(instr);
+   return j->type == nir_jump_break || j->type == nir_jump_continue ? j : NULL;
+}
+
 /* Structured control flow maps onto the ISA's if/else/endif and
- * loop/break/cont/endloop on per-lane masks. */
+ * loop/break/cont/endloop on per-lane masks.  An if around only a break
+ * or continue (a loop's exit test) is the break or cont of the lanes
+ * whose condition holds: no if and endif to run at every pass. */
 static void
 weft_emit_if(struct weft_ctx *ctx, nir_if *nif)
 {
+   nir_jump_instr *jump = weft_if_only_jumps(nif);
+
+   if (jump) {
+      struct weft_ir_instr *J =
+         weft_ir_emit(ctx->ir, jump->type == nir_jump_break ? WEFT_OP_BREAK : WEFT_OP_CONT, 0, 0);
+
+      weft_ir_set(J, WEFT_IR_A, weft_src(ctx, nif->condition, 0));
+      return;
+   }
+
    struct weft_ir_instr *I = weft_ir_emit(ctx->ir, WEFT_OP_IF, 0, 0), *E = NULL, *End;
 
    weft_ir_set(I, WEFT_IR_A, weft_src(ctx, nif->condition, 0));

@@ -253,6 +253,58 @@ test_constant_operands(void)
    ralloc_free(f64);
 }
 
+/* A loop counting to the value at 0x1000, its exit test @exit_first or
+ * last in its body, as OpenCL C's for and do-while loops come. */
+static nir_shader *
+build_counting_loop(bool exit_first)
+{
+   nir_builder b = nir_builder_init_simple_shader(MESA_SHADER_KERNEL, &weft_nir_options, "loop");
+   nir_def *addr = nir_imm_int64(&b, 0x1000);
+   nir_def *n = nir_load_global(&b, addr, 4, 1, 32);
+   nir_variable *i = nir_local_variable_create(b.impl, glsl_uint_type(), "i");
+
+   nir_store_var(&b, i, nir_imm_int(&b, 0), 1);
+   nir_push_loop(&b);
+   {
+      nir_def *iv = nir_load_var(&b, i);
+
+      if (exit_first) {
+         nir_push_if(&b, nir_uge(&b, iv, n));
+         nir_jump(&b, nir_jump_break);
+         nir_pop_if(&b, NULL);
+      }
+      nir_store_global(&b, nir_iadd(&b, addr, nir_u2u64(&b, nir_ishl_imm(&b, iv, 2))), 4, iv, 1);
+      nir_store_var(&b, i, nir_iadd_imm(&b, iv, 1), 1);
+      if (!exit_first) {
+         nir_push_if(&b, nir_uge(&b, nir_load_var(&b, i), n));
+         nir_jump(&b, nir_jump_break);
+         nir_pop_if(&b, NULL);
+      }
+   }
+   nir_pop_loop(&b, NULL);
+   /* The counter in SSA, as the drivers' NIR comes to the backend. */
+   nir_lower_vars_to_ssa(b.shader);
+   return b.shader;
+}
+
+/* A loop's exit test, an if around only a break, is a break of the lanes
+ * whose condition holds: no if runs at every pass. */
+static void
+test_loop_exit_is_a_break(void)
+{
+   for (unsigned first = 0; first < 2; first++) {
+      nir_shader *nir = build_counting_loop(first);
+      struct weft_shader *shader = weft_compile_nir(nir, NULL);
+
+      CHECK(shader && strstr(shader->disasm, "break r"));
+      CHECK(shader && !strstr(shader->disasm, " if ") && !strstr(shader->disasm, "endif"));
+      if (shader && strstr(shader->disasm, "endif"))
+         fprintf(stderr, "%s", shader->disasm);
+      weft_shader_destroy(shader);
+      ralloc_free(nir);
+   }
+}
+
 int
 main(void)
 {
@@ -264,6 +316,7 @@ main(void)
    RUN(test_after_failures);
    RUN(test_native_ops);
    RUN(test_constant_operands);
+   RUN(test_loop_exit_is_a_break);
    glsl_type_singleton_decref();
    return weft_test_summary();
 }
