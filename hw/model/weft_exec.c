@@ -68,7 +68,7 @@ struct weft_job {
 	_Alignas(64) _Atomic uint64_t next;
 	_Alignas(64) _Atomic uint64_t insts;
 	_Alignas(64) _Atomic int abort;
-	struct weft_jit_kernel *kernel;	/* NULL: interpreted (use_translator()) */
+	struct weft_jit_kernel *kernel;	/* as the translator keeps it (use_translator()), or NULL */
 	weft_jit_fn fn;			/* its translation, NULL: interpreted */
 	bool stream;			/* ... streaming its stores of whole lines */
 	unsigned workers_in;		/* workers running its groups (pool lock) */
@@ -2344,8 +2344,8 @@ void weft_pool_destroy(struct weft_pool *p)
 }
 
 void weft_pool_dispatch(struct weft_pool *p, unsigned slot, struct weft_mmu *mmu,
-			const struct weft_dispatch_params *dp, uint64_t watchdog, bool (*should_abort)(void *), void *ctx,
-			struct weft_dispatch_result *res)
+			const struct weft_dispatch_params *dp, uint64_t watchdog,
+			bool (*should_abort)(void *), void *ctx, struct weft_dispatch_result *res)
 {
 	struct weft_job j = { .dp = dp, .slot = slot % WEFT_MODEL_NUM_QUEUES, .total = 1,
 			      .watchdog = watchdog };

@@ -3385,6 +3385,12 @@ static void next_or_jump(struct gen *g, unsigned i, const struct weft_inst *in, 
 	free(v);
 }
 
+/* Whether mask-stack entry kind @kind (an i8) is @k. */
+static LLVMValueRef kind_is(struct gen *g, LLVMValueRef kind, unsigned k)
+{
+	return LLVMBuildICmp(g->b, LLVMIntEQ, kind, LLVMConstInt(g->i8, k, false), "");
+}
+
 /* Known entry @e of the mask stack, in the sub-group's state. */
 static void store_entry(struct gen *g, const struct known_stack *cf, unsigned e)
 {
@@ -3461,7 +3467,6 @@ static void emit_structured(struct gen *g, unsigned i, const struct weft_inst *i
 	LLVMValueRef bad, x = NULL, is_kind, outer;
 	LLVMTypeRef iNL = LLVMIntTypeInContext(g->C, g->NL);
 
-#define KIND(k) LLVMBuildICmp(g->b, LLVMIntEQ, kind, LLVMConstInt(g->i8, k, false), "")
 	/* The construct a pop leaves: its resume point when no lane is left. */
 	if (known && cf->n >= 2)
 		outer = cf->top[cf->n - 2].target;
@@ -3480,22 +3485,21 @@ static void emit_structured(struct gen *g, unsigned i, const struct weft_inst *i
 		bad = LLVMBuildICmp(g->b, LLVMIntEQ, sp, c32(g, CF_DEPTH), "");
 		break;
 	case WEFT_OP_ELSE:
-		bad = LLVMBuildOr(g->b, empty, LLVMBuildNot(g->b, KIND(CF_IF), ""), "");
+		bad = LLVMBuildOr(g->b, empty, LLVMBuildNot(g->b, kind_is(g, kind, CF_IF), ""), "");
 		break;
 	case WEFT_OP_ENDIF:
-		is_kind = LLVMBuildOr(g->b, KIND(CF_IF), KIND(CF_ELSE), "");
+		is_kind = LLVMBuildOr(g->b, kind_is(g, kind, CF_IF), kind_is(g, kind, CF_ELSE), "");
 		bad = LLVMBuildOr(g->b, empty, LLVMBuildNot(g->b, is_kind, ""), "");
 		bad = LLVMBuildOr(g->b, bad, LLVMBuildAnd(g->b, LLVMBuildICmp(g->b, LLVMIntEQ, saved, zero, ""),
 							 LLVMBuildICmp(g->b, LLVMIntEQ, sp, c32(g, 1), ""), ""), "");
 		break;
 	default:	/* endloop */
-		bad = LLVMBuildOr(g->b, empty, LLVMBuildNot(g->b, KIND(CF_LOOP), ""), "");
+		bad = LLVMBuildOr(g->b, empty, LLVMBuildNot(g->b, kind_is(g, kind, CF_LOOP), ""), "");
 		bad = LLVMBuildOr(g->b, bad, LLVMBuildAnd(g->b,
 			LLVMBuildICmp(g->b, LLVMIntEQ, LLVMBuildOr(g->b, mask, alt, ""), zero, ""),
 			LLVMBuildAnd(g->b, LLVMBuildICmp(g->b, LLVMIntEQ, saved, zero, ""),
 				     LLVMBuildICmp(g->b, LLVMIntEQ, sp, c32(g, 1), ""), ""), ""), "");
 	}
-#undef KIND
 	LLVMBuildCondBr(g->b, bad, generic, go);
 	LLVMPositionBuilderAtEnd(g->b, go);
 	switch (in->op) {
@@ -3588,11 +3592,9 @@ static void emit_leave(struct gen *g, unsigned i, const struct weft_inst *in, LL
 	LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntEQ, sp, zero, ""), generic, some);
 	LLVMPositionBuilderAtEnd(g->b, some);
 	kind = LLVMBuildLoad2(g->b, g->i8, cf_field(g, st, top, offsetof(struct cf_entry, kind)), "");
-	is_loop = LLVMBuildICmp(g->b, LLVMIntEQ, kind, LLVMConstInt(g->i8, CF_LOOP, false), "");
+	is_loop = kind_is(g, kind, CF_LOOP);
 	in_if = LLVMBuildAnd(g->b, LLVMBuildICmp(g->b, LLVMIntUGE, sp, c32(g, 2), ""),
-			     LLVMBuildOr(g->b, LLVMBuildICmp(g->b, LLVMIntEQ, kind, LLVMConstInt(g->i8, CF_IF, false), ""),
-					 LLVMBuildICmp(g->b, LLVMIntEQ, kind, LLVMConstInt(g->i8, CF_ELSE, false), ""),
-					 ""), "");
+			     LLVMBuildOr(g->b, kind_is(g, kind, CF_IF), kind_is(g, kind, CF_ELSE), ""), "");
 	LLVMBuildCondBr(g->b, LLVMBuildOr(g->b, is_loop, in_if, ""), go, generic);
 	LLVMPositionBuilderAtEnd(g->b, go);
 	x = LLVMBuildZExt(g->b, LLVMBuildBitCast(g->b, LLVMBuildICmp(g->b, LLVMIntNE, get(g, in->a),
@@ -3603,8 +3605,7 @@ static void emit_leave(struct gen *g, unsigned i, const struct weft_inst *in, LL
 	/* An if (or else) on the loop: the leaving lanes come out of its masks, if the loop is under it. */
 	LLVMPositionBuilderAtEnd(g->b, inner);
 	kind = LLVMBuildLoad2(g->b, g->i8, cf_field(g, st, under, offsetof(struct cf_entry, kind)), "");
-	LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntEQ, kind, LLVMConstInt(g->i8, CF_LOOP, false), ""),
-			rest, generic);
+	LLVMBuildCondBr(g->b, kind_is(g, kind, CF_LOOP), rest, generic);
 	LLVMPositionBuilderAtEnd(g->b, rest);
 	f = cf_field(g, st, top, offsetof(struct cf_entry, saved));
 	LLVMBuildStore(g->b, LLVMBuildAnd(g->b, LLVMBuildLoad2(g->b, g->i32, f, ""), keep, ""), f);
