@@ -115,7 +115,6 @@ struct weft_jit_kernel {
 	uint64_t last_use;		/* weft_jit.uses at its last lookup */
 };
 
-
 struct weft_jit {
 	pthread_mutex_t lock;
 	LLVMOrcLLJITRef lljit[TIERS];
@@ -3385,6 +3384,16 @@ static void next_or_jump(struct gen *g, unsigned i, const struct weft_inst *in, 
 	free(v);
 }
 
+/* The lanes of @mask (an i32) whose row @r is not 0, as lanes_true() of weft_exec.c. */
+static LLVMValueRef lanes_set(struct gen *g, unsigned r, LLVMValueRef mask)
+{
+	LLVMTypeRef iNL = LLVMIntTypeInContext(g->C, g->NL);
+	LLVMValueRef set = LLVMBuildICmp(g->b, LLVMIntNE, get(g, r), LLVMConstNull(g->vi32), "");
+
+	return LLVMBuildAnd(g->b, LLVMBuildZExt(g->b, LLVMBuildBitCast(g->b, set, iNL, ""), g->i32, ""), mask,
+			    "x");
+}
+
 /* Whether mask-stack entry kind @kind (an i8) is @k. */
 static LLVMValueRef kind_is(struct gen *g, LLVMValueRef kind, unsigned k)
 {
@@ -3465,7 +3474,6 @@ static void emit_structured(struct gen *g, unsigned i, const struct weft_inst *i
 	LLVMValueRef tgt = LLVMBuildAdd(g->b, pc_of(g, i), c64(g, (uint64_t)(int64_t)(int32_t)in->imm), "");
 	int tgt_idx = (int)((int64_t)i + (int32_t)in->imm / 8);
 	LLVMValueRef bad, x = NULL, is_kind, outer;
-	LLVMTypeRef iNL = LLVMIntTypeInContext(g->C, g->NL);
 
 	/* The construct a pop leaves: its resume point when no lane is left. */
 	if (known && cf->n >= 2)
@@ -3475,9 +3483,7 @@ static void emit_structured(struct gen *g, unsigned i, const struct weft_inst *i
 					LLVMIntUGE, sp, c32(g, 2), ""), LLVMBuildSub(g->b, sp, c32(g, 2), ""), zero, ""),
 					offsetof(struct cf_entry, target)), "outer");
 	if (in->op == WEFT_OP_IF) {
-		x = LLVMBuildZExt(g->b, LLVMBuildBitCast(g->b, LLVMBuildICmp(g->b, LLVMIntNE, get(g, in->a),
-								 LLVMConstNull(g->vi32), ""), iNL, ""), g->i32, "");
-		x = LLVMBuildAnd(g->b, x, mask, "x");
+		x = lanes_set(g, in->a, mask);
 	}
 	switch (in->op) {
 	case WEFT_OP_IF:
@@ -3582,7 +3588,6 @@ static void emit_leave(struct gen *g, unsigned i, const struct weft_inst *in, LL
 	LLVMValueRef mask = g->full ? every_lane(g) : LLVMBuildLoad2(g->b, g->i32, g->maskp, "");
 	LLVMValueRef top = LLVMBuildSub(g->b, sp, one, "top");
 	LLVMValueRef under = LLVMBuildSub(g->b, top, one, "under");
-	LLVMTypeRef iNL = LLVMIntTypeInContext(g->C, g->NL);
 	LLVMBasicBlockRef some = new_block(g, "leave_sp"), go = new_block(g, "leave");
 	LLVMBasicBlockRef inner = new_block(g, "leave_if"), rest = new_block(g, "leave_if_loop");
 	LLVMBasicBlockRef loop = new_block(g, "leave_loop"), none = new_block(g, "left");
@@ -3597,9 +3602,7 @@ static void emit_leave(struct gen *g, unsigned i, const struct weft_inst *in, LL
 			     LLVMBuildOr(g->b, kind_is(g, kind, CF_IF), kind_is(g, kind, CF_ELSE), ""), "");
 	LLVMBuildCondBr(g->b, LLVMBuildOr(g->b, is_loop, in_if, ""), go, generic);
 	LLVMPositionBuilderAtEnd(g->b, go);
-	x = LLVMBuildZExt(g->b, LLVMBuildBitCast(g->b, LLVMBuildICmp(g->b, LLVMIntNE, get(g, in->a),
-							 LLVMConstNull(g->vi32), ""), iNL, ""), g->i32, "");
-	x = LLVMBuildAnd(g->b, x, mask, "x");
+	x = lanes_set(g, in->a, mask);
 	keep = LLVMBuildNot(g->b, x, "");
 	LLVMBuildCondBr(g->b, is_loop, loop, inner);
 	/* An if (or else) on the loop: the leaving lanes come out of its masks, if the loop is under it. */
