@@ -109,6 +109,10 @@ struct weft_worker {
 	struct sg_state *sgs;		/* MAX_SLOTS sub-group states */
 	/* Of the running work-group: sub-groups not ended, and of them the ones at a barrier. */
 	unsigned live, at_barrier;
+	/* Turns of a translated run that went on through weft_jit_next_sg() or
+	 * weft_jit_next_at_bar() (weft_model_jit_stats.run_calls): written by
+	 * this thread only. */
+	_Atomic uint64_t run_calls;
 	/* The running work-group's place: kept from one work-group of a
 	 * dispatch to the next for its lid cache (weft_sg_compute_lids()). */
 	struct sg_ctx ctx;
@@ -1760,6 +1764,7 @@ static int run_translated(struct weft_worker *w, struct sg_ctx *c, struct sg_sta
 				  .base = c->dp->code, .args = c->dp->args, .mmu = &w->slot->mmu,
 				  .slm = w->slm, .scratch = slot_scratch(w, c, s->slot),
 				  .w = w, .s = s, .c = c, .pending = &w->pending, .live = &w->live,
+				  .at_barrier = &w->at_barrier, .rf = w->rf, .slot_used = w->slot_used,
 				  .stream = w->job->stream };
 	int r;
 
@@ -1769,8 +1774,10 @@ static int run_translated(struct weft_worker *w, struct sg_ctx *c, struct sg_sta
 	w->streamed |= x.stream;
 	r = w->slot->jit(&x);
 	/* The call may have gone on with later sub-groups' turns (weft_jit_next_sg(),
-	 * weft_jit_next_at_bar()). */
+	 * weft_jit_next_at_bar(), or inline at a bar: then only the context
+	 * has the next one's register file). */
 	s = x.s;
+	w->R = x.R;
 	/* Translated code and the helpers it calls change M with the mask. */
 	w->M_mask = s->mask;
 	w->M_simd = c->dp->simd;
@@ -1903,6 +1910,12 @@ static unsigned next_turn(struct weft_worker *w, const struct sg_ctx *c)
 	return k;
 }
 
+static void count_run_call(struct weft_worker *w)
+{
+	atomic_store_explicit(&w->run_calls, atomic_load_explicit(&w->run_calls, memory_order_relaxed) + 1,
+			      memory_order_relaxed);
+}
+
 /*
  * A run of sub-groups (execution.rst): the translated turn of sub-group
  * c->sg ended, and the call goes on with the turn run_group() would give
@@ -1915,7 +1928,8 @@ static unsigned next_turn(struct weft_worker *w, const struct sg_ctx *c)
  * here (the work-group's last live sub-group ended, or the watchdog's
  * batch is full).  next_whole_sub_group() of weft_jit.c does what this,
  * enter_sg() and go_on_with() do, inline, for a whole next sub-group of
- * the first pass: a state they set up is set up there too.
+ * the first pass, next_started_turn() for one that started: a state they
+ * set up is set up there too.
  */
 int weft_jit_next_sg(struct weft_jit_ctx *x)
 {
@@ -1924,6 +1938,7 @@ int weft_jit_next_sg(struct weft_jit_ctx *x)
 	struct sg_state *s = x->s, *next;
 	unsigned simd = c->dp->simd, k;
 
+	count_run_call(w);
 	if (w->live == 1 || w->pending + x->count >= ACCOUNT_EVERY)
 		return 0;
 	s->done = true;
@@ -1960,6 +1975,9 @@ int weft_jit_next_sg(struct weft_jit_ctx *x)
  * started now if it has not started), with nothing accounted in between;
  * then the context describes that sub-group, whose turn starts at *pc.
  * 0 when the turn ends here (the watchdog's batch is full).
+ * next_started_turn() of weft_jit.c does what this does, inline, when the
+ * next sub-group in order has started and gets the turn: a state this
+ * sets up is set up there too.
  */
 int weft_jit_next_at_bar(struct weft_jit_ctx *x)
 {
@@ -1968,6 +1986,7 @@ int weft_jit_next_at_bar(struct weft_jit_ctx *x)
 	struct sg_state *s = x->s, *next;
 	unsigned k;
 
+	count_run_call(w);
 	if (w->pending + x->count >= ACCOUNT_EVERY)
 		return 0;
 	s->at_barrier = true;
@@ -2423,4 +2442,6 @@ void weft_pool_jit_stats(struct weft_pool *p, struct weft_model_jit_stats *st)
 	memset(st, 0, sizeof(*st));
 	if (p->jit)
 		weft_jit_get_stats(p->jit, st);
+	for (unsigned i = 0; i < p->n; i++)
+		st->run_calls += atomic_load_explicit(&p->w[i].run_calls, memory_order_relaxed);
 }

@@ -463,11 +463,13 @@ struct gen {
 	/*
 	 * A whole next sub-group of a run (next_whole_sub_group()) goes on at
 	 * turn, past start's loads of the context, with what differs for it
-	 * as the incoming values of turn's phis (s, maskp, pcp, whole), and
-	 * straight to the entry block's variant for all lanes on (entry_full).
+	 * as the incoming values of turn's phis (s, maskp, pcp, whole, R,
+	 * turn_pc: to_turn()), and straight to the entry block's variant for
+	 * all lanes on (entry_full); the next turn of a sub-group that has
+	 * started (next_started_turn()) goes from turn to where it resumes.
 	 */
 	LLVMBasicBlockRef turn, entry_full;
-	LLVMValueRef s, whole, pendingp, livep;
+	LLVMValueRef s, whole, turn_pc, pendingp, livep;
 	bool slow_path;				/* emitting a translated access's slow path */
 	bool full;				/* emitting a block's variant for all lanes on */
 	bool by_handlers;			/* emitting a block's variant of handler calls */
@@ -3692,6 +3694,25 @@ static LLVMValueRef field(struct gen *g, LLVMValueRef p, size_t off)
 }
 
 /*
+ * The run goes on at turn with sub-group state @s (its mask at @maskp, its
+ * pc at @pcp), register file @R and, unless it is @whole (then at its entry
+ * for every lane on), its turn starting at @pc.
+ */
+static void to_turn(struct gen *g, LLVMValueRef s, LLVMValueRef maskp, LLVMValueRef pcp, bool whole,
+		    LLVMValueRef R, LLVMValueRef pc)
+{
+	LLVMBasicBlockRef from = LLVMGetInsertBlock(g->b);
+
+	LLVMAddIncoming(g->s, &s, &from, 1);
+	LLVMAddIncoming(g->maskp, &maskp, &from, 1);
+	LLVMAddIncoming(g->pcp, &pcp, &from, 1);
+	LLVMAddIncoming(g->whole, (LLVMValueRef[]){ LLVMConstInt(g->i1, whole, false) }, &from, 1);
+	LLVMAddIncoming(g->R, &R, &from, 1);
+	LLVMAddIncoming(g->turn_pc, &pc, &from, 1);
+	LLVMBuildBr(g->b, g->turn);
+}
+
+/*
  * After end with every lane on: what weft_jit_next_sg() does when the
  * work-group's next sub-group has every lane on too, here without a call
  * (execution.rst, "A run of sub-groups"), then on to its turn at g->turn;
@@ -3705,7 +3726,7 @@ static LLVMValueRef field(struct gen *g, LLVMValueRef p, size_t off)
 static void next_whole_sub_group(struct gen *g)
 {
 	LLVMBasicBlockRef free_slot = new_block(g, "next_unstarted"), fast = new_block(g, "next_inline");
-	LLVMBasicBlockRef call = new_block(g, "next_call"), from;
+	LLVMBasicBlockRef call = new_block(g, "next_call");
 	LLVMValueRef s = g->s, next = field(g, s, sizeof(struct sg_state));
 	LLVMValueRef pendingp = g->pendingp, livep = g->livep, maskp, pcp;
 	LLVMValueRef k = LLVMBuildAdd(g->b, LLVMBuildLoad2(g->b, g->i32, field(g, g->c, offsetof(struct sg_ctx, sg)), ""),
@@ -3749,12 +3770,81 @@ static void next_whole_sub_group(struct gen *g)
 	LLVMBuildStore(g->b, maskp, field(g, g->x, offsetof(struct weft_jit_ctx, mask)));
 	LLVMBuildStore(g->b, pcp, field(g, g->x, offsetof(struct weft_jit_ctx, pc)));
 	flush_leaving(g, g->entry_kills);
-	from = LLVMGetInsertBlock(g->b);
-	LLVMAddIncoming(g->s, &next, &from, 1);
-	LLVMAddIncoming(g->maskp, &maskp, &from, 1);
-	LLVMAddIncoming(g->pcp, &pcp, &from, 1);
-	LLVMAddIncoming(g->whole, (LLVMValueRef[]){ LLVMConstInt(g->i1, 1, false) }, &from, 1);
-	LLVMBuildBr(g->b, g->turn);
+	to_turn(g, next, maskp, pcp, true, g->R, g->base);
+	LLVMPositionBuilderAtEnd(g->b, call);
+}
+
+/*
+ * At end or bar (@ended: end) with every lane on: what weft_jit_next_sg()
+ * or weft_jit_next_at_bar() does when the next sub-group in order has
+ * started, gets the turn (has not ended, does not wait at a barrier) and
+ * has every lane on (its lane masks are this one's), here without a call,
+ * in a dispatch with no private memory (whose slot's would change with the
+ * file): this one ends (its rows stored, its slot freed) or waits, and the
+ * next one resumes where its last turn stopped, from turn (execution.rst,
+ * "A run of sub-groups").  Else the builder is left where the call goes.
+ */
+static void next_started_turn(struct gen *g, bool ended)
+{
+	LLVMBasicBlockRef look = new_block(g, "started_next"), fast = new_block(g, "started_inline");
+	LLVMBasicBlockRef call = new_block(g, "started_call");
+	LLVMValueRef s = g->s, next = field(g, s, sizeof(struct sg_state)), sgp = field(g, g->c, offsetof(struct sg_ctx, sg));
+	LLVMValueRef k = LLVMBuildAdd(g->b, LLVMBuildLoad2(g->b, g->i32, sgp, ""), c32(g, 1), "");
+	LLVMValueRef nsub = LLVMBuildLoad2(g->b, g->i32, field(g, g->c, offsetof(struct sg_ctx, nsub)), "");
+	LLVMValueRef pending = LLVMBuildAdd(g->b, LLVMBuildLoad2(g->b, g->i64, g->pendingp, ""),
+					    LLVMBuildLoad2(g->b, g->i64, g->countp, ""), "");
+	LLVMValueRef scratch = sg_field(g, true, offsetof(struct weft_dispatch_params, scratch));
+	LLVMValueRef ok, slot, R, maskp, pcp;
+
+	ok = LLVMBuildAnd(g->b, LLVMBuildICmp(g->b, LLVMIntULT, k, nsub, ""),
+			  LLVMBuildICmp(g->b, LLVMIntULT, pending, c64(g, WEFT_JIT_ACCOUNT_EVERY), ""), "");
+	ok = LLVMBuildAnd(g->b, ok, LLVMBuildICmp(g->b, LLVMIntEQ, scratch, c64(g, 0), ""), "");
+	LLVMBuildCondBr(g->b, ok, look, call);
+	/* Sub-group k's state exists: k < nsub. */
+	LLVMPositionBuilderAtEnd(g->b, look);
+	slot = LLVMBuildLoad2(g->b, g->i32, field(g, next, offsetof(struct sg_state, slot)), "");
+	ok = LLVMBuildICmp(g->b, LLVMIntSGE, slot, c32(g, 0), "");
+	ok = LLVMBuildAnd(g->b, ok, LLVMBuildICmp(g->b, LLVMIntEQ,
+			  LLVMBuildLoad2(g->b, g->i8, field(g, next, offsetof(struct sg_state, done)), ""),
+			  LLVMConstInt(g->i8, 0, false), ""), "");
+	ok = LLVMBuildAnd(g->b, ok, LLVMBuildICmp(g->b, LLVMIntEQ,
+			  LLVMBuildLoad2(g->b, g->i8, field(g, next, offsetof(struct sg_state, at_barrier)), ""),
+			  LLVMConstInt(g->i8, 0, false), ""), "");
+	ok = LLVMBuildAnd(g->b, ok, LLVMBuildICmp(g->b, LLVMIntEQ,
+			  LLVMBuildLoad2(g->b, g->i32, field(g, next, offsetof(struct sg_state, mask)), ""),
+			  every_lane(g), ""), "");
+	LLVMBuildCondBr(g->b, ok, fast, call);
+	LLVMPositionBuilderAtEnd(g->b, fast);
+	if (ended) {
+		LLVMValueRef used = ctx_load(g, offsetof(struct weft_jit_ctx, slot_used), g->ptr, "");
+		LLVMValueRef own = LLVMBuildLoad2(g->b, g->i32, field(g, s, offsetof(struct sg_state, slot)), "");
+
+		flush_leaving(g, NULL);
+		LLVMBuildStore(g->b, LLVMConstInt(g->i8, 1, false), field(g, s, offsetof(struct sg_state, done)));
+		LLVMBuildStore(g->b, LLVMBuildSub(g->b, LLVMBuildLoad2(g->b, g->i32, g->livep, ""), c32(g, 1), ""),
+			       g->livep);
+		LLVMBuildStore(g->b, LLVMConstInt(g->i8, 0, false),
+			       byte_ptr(g, used, LLVMBuildSExt(g->b, own, g->i64, "")));
+	} else {
+		LLVMValueRef atp = ctx_load(g, offsetof(struct weft_jit_ctx, at_barrier), g->ptr, "");
+
+		LLVMBuildStore(g->b, LLVMConstInt(g->i8, 1, false), field(g, s, offsetof(struct sg_state, at_barrier)));
+		LLVMBuildStore(g->b, LLVMBuildAdd(g->b, LLVMBuildLoad2(g->b, g->i32, atp, ""), c32(g, 1), ""), atp);
+	}
+	LLVMBuildStore(g->b, pending, g->pendingp);
+	LLVMBuildStore(g->b, c64(g, 0), g->countp);
+	LLVMBuildStore(g->b, k, sgp);
+	LLVMBuildStore(g->b, LLVMConstInt(g->i8, 0, false), field(g, g->c, offsetof(struct sg_ctx, lid_valid)));
+	R = LLVMBuildLoad2(g->b, g->ptr, byte_ptr(g, ctx_load(g, offsetof(struct weft_jit_ctx, rf), g->ptr, ""),
+						  LLVMBuildMul(g->b, LLVMBuildSExt(g->b, slot, g->i64, ""),
+							       c64(g, sizeof(void *)), "")), "R");
+	maskp = field(g, next, offsetof(struct sg_state, mask));
+	pcp = field(g, next, offsetof(struct sg_state, pc));
+	LLVMBuildStore(g->b, R, field(g, g->x, offsetof(struct weft_jit_ctx, R)));
+	LLVMBuildStore(g->b, next, field(g, g->x, offsetof(struct weft_jit_ctx, s)));
+	LLVMBuildStore(g->b, maskp, field(g, g->x, offsetof(struct weft_jit_ctx, mask)));
+	LLVMBuildStore(g->b, pcp, field(g, g->x, offsetof(struct weft_jit_ctx, pc)));
+	to_turn(g, next, maskp, pcp, false, R, LLVMBuildLoad2(g->b, g->i64, pcp, ""));
 	LLVMPositionBuilderAtEnd(g->b, call);
 }
 
@@ -3774,8 +3864,10 @@ static void next_sub_group(struct gen *g)
 	LLVMValueRef more, sw;
 	bool dirty[WEFT_NUM_REGS];
 
-	if (g->full)
+	if (g->full) {
 		next_whole_sub_group(g);
+		next_started_turn(g, true);
+	}
 	more = call_c(g, fn_ty, (uintptr_t)weft_jit_next_sg, &g->x, 1, "");
 	sw = LLVMBuildSwitch(g->b, more, done, 2);
 	LLVMAddCase(sw, c32(g, 1), some);
@@ -3801,8 +3893,12 @@ static void next_sub_group(struct gen *g)
 static void next_at_bar(struct gen *g)
 {
 	LLVMTypeRef fn_ty = LLVMFunctionType(g->i32, &g->ptr, 1, false);
-	LLVMValueRef more = call_c(g, fn_ty, (uintptr_t)weft_jit_next_at_bar, &g->x, 1, "");
+	LLVMValueRef more;
 	LLVMBasicBlockRef wait = new_block(g, "at_barrier");
+
+	if (g->full)
+		next_started_turn(g, false);
+	more = call_c(g, fn_ty, (uintptr_t)weft_jit_next_at_bar, &g->x, 1, "");
 
 	LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntNE, more, c32(g, 0), ""), g->start, wait);
 	LLVMPositionBuilderAtEnd(g->b, wait);
@@ -4304,7 +4400,7 @@ static bool build(struct gen *g, const char *name)
 	const struct kernel *k = g->k;
 	LLVMTypeRef params[5] = { g->ptr, g->ptr, g->i64, g->i32, g->ptr };
 	LLVMBasicBlockRef entry, interp, started;
-	LLVMValueRef sw, pc0, maskp, pcp, s;
+	LLVMValueRef sw, pc0, maskp, pcp, s, R;
 
 	g->leader = calloc(k->nw, 1);
 	g->blk = calloc(k->nw, sizeof(*g->blk));
@@ -4346,7 +4442,7 @@ static bool build(struct gen *g, const char *name)
 
 	/* A sub-group's turn starts here, also the next one's of a run that weft_jit_next_sg() sets up. */
 	LLVMPositionBuilderAtEnd(g->b, g->start);
-	g->R = ctx_load(g, offsetof(struct weft_jit_ctx, R), g->ptr, "R");
+	R = ctx_load(g, offsetof(struct weft_jit_ctx, R), g->ptr, "R");
 	g->Mp = ctx_load(g, offsetof(struct weft_jit_ctx, M), g->ptr, "Mp");
 	maskp = ctx_load(g, offsetof(struct weft_jit_ctx, mask), g->ptr, "maskp");
 	pcp = ctx_load(g, offsetof(struct weft_jit_ctx, pc), g->ptr, "pcp");
@@ -4366,10 +4462,14 @@ static bool build(struct gen *g, const char *name)
 	g->maskp = LLVMBuildPhi(g->b, g->ptr, "maskp");
 	g->pcp = LLVMBuildPhi(g->b, g->ptr, "pcp");
 	g->whole = LLVMBuildPhi(g->b, g->i1, "whole");
+	g->R = LLVMBuildPhi(g->b, g->ptr, "R");
+	g->turn_pc = LLVMBuildPhi(g->b, g->i64, "turn_pc");
 	LLVMAddIncoming(g->s, &s, &g->start, 1);
 	LLVMAddIncoming(g->maskp, &maskp, &g->start, 1);
 	LLVMAddIncoming(g->pcp, &pcp, &g->start, 1);
 	LLVMAddIncoming(g->whole, (LLVMValueRef[]){ LLVMConstInt(g->i1, 0, false) }, &g->start, 1);
+	LLVMAddIncoming(g->R, &R, &g->start, 1);
+	LLVMAddIncoming(g->turn_pc, &pc0, &g->start, 1);
 	/* Three divisions in a 2D work-group: 12 % of the stencil's time when
 	 * every block's row guard made them. */
 	if (g->row_variants)
@@ -4380,7 +4480,7 @@ static bool build(struct gen *g, const char *name)
 	/* A turn starts, or a jump whose target is only known at run time goes, here. */
 	LLVMPositionBuilderAtEnd(g->b, g->dispatch);
 	g->dispatch_phi = LLVMBuildPhi(g->b, g->i64, "target");
-	LLVMAddIncoming(g->dispatch_phi, &pc0, &started, 1);
+	LLVMAddIncoming(g->dispatch_phi, &g->turn_pc, &started, 1);
 	sw = LLVMBuildSwitch(g->b, LLVMBuildSub(g->b, g->dispatch_phi, g->base, ""), interp, 64);
 	for (unsigned i = 0; i < k->nw; i++)
 		if (g->blk[i] && (!i || !g->entry_only))

@@ -40,6 +40,12 @@ struct weft_jit_ctx {
 	 * (execution.rst, "A run of sub-groups"). */
 	uint64_t *pending;
 	unsigned *live;
+	/* The worker's sub-groups at a barrier, register files and slots in
+	 * use: a run goes on with a sub-group that started without a call
+	 * too. */
+	unsigned *at_barrier;
+	uint32_t (**rf)[WEFT_MAX_LANES];
+	bool *slot_used;
 	/* Whole 64-byte lines of global stores go past the host's caches
 	 * (execution.rst, "Streaming stores"); the caller fences them. */
 	bool stream;

@@ -87,6 +87,7 @@ struct weft_model_jit_stats {
 	uint64_t cached;	/* translations held now */
 	uint64_t split;		/* vector accesses of a sub-group run element by element: a lane's crossed a page */
 	uint64_t cf_calls;	/* control flow of a sub-group run by the interpreter's mask-stack code */
+	uint64_t run_calls;	/* turns of a run that went on through the core's code at end or bar */
 };
 void weft_model_jit_stats(struct weft_model *m, struct weft_model_jit_stats *st);
 

@@ -1629,6 +1629,38 @@ static void t_run_inline(void)
 }
 
 /*
+ * A turn takes a ticket from the counter at r0 and records its sub-group
+ * (r8) + 1 at r0 + 64 + 4 * (ticket mod 1024): the turns' order in memory.
+ */
+#define TAKE_TICKET							\
+	"\tld.global.u32 r20, [r0+0]\n\tadd.u32 r21, r20, 1\n\tst.global.u32 [r0+0], r21\n" \
+	"\tand.u32 r22, r21, 1023\n\tcvt.u64.u32 r24, r22\n\tshl.u64 r24, r24, 2\n"	\
+	"\tadd.u64 r24, r24, r0\n\tadd.u32 r23, r8, 1\n\tst.global.u32 [r24+64], r23\n"
+
+/* When r14 is zero, 1500 trips of a loop: the turn's quantum runs out (it yields). */
+#define SPIN_IF_R14_ZERO							\
+	"\tset.eq.u32 r14, r14, 0\n\tand.u32 r15, r14, 1500\n\tmov.u32 r16, 0\n"		\
+	"spin:\tadd.u32 r16, r16, 1\n\tset.lt.u32 r17, r16, r15\n\tbra.any r17, spin\n"
+
+/*
+ * Dispatch @d of a kernel of phases (t_barrier_runs(), t_barrier_inline())
+ * as a grid @g of work-groups @l, both ways from zeroed arguments: it ends,
+ * or stops at the watchdog when its phases go on @forever.
+ */
+static void phases_both(struct env_dispatch *d, const uint32_t *g, const uint32_t *l, bool forever,
+			const char *what)
+{
+	uint32_t err;
+
+	memcpy(d->gsize, g, sizeof(d->gsize));
+	memcpy(d->lsize, l, sizeof(d->lsize));
+	memset(args[0], 0, 8192);
+	memset(args[1], 0, 8192);
+	err = both(d, what);
+	CHECK(err == (forever ? WEFT_QERR_WATCHDOG : 0), "%s: error %u", what, err);
+}
+
+/*
  * Runs through barriers (execution.rst, "A run of sub-groups"): a
  * translated turn that ends at bar goes on with the next turn of the
  * work-group's pass in the same call.  Each turn takes a ticket from a
@@ -1663,25 +1695,12 @@ static void t_barrier_runs(void)
 			 "\tmov.u32 r12, 0\n"
 			 "\tmov.u32 r64, r2\n"
 			 "\tst.scratch.u32 [r9+0], r2\n"
-			 "phase:\n\tld.global.u32 r20, [r0+0]\n"
-			 "\tadd.u32 r21, r20, 1\n"
-			 "\tst.global.u32 [r0+0], r21\n"
-			 "\tand.u32 r22, r21, 1023\n"
-			 "\tcvt.u64.u32 r24, r22\n"
-			 "\tshl.u64 r24, r24, 2\n"
-			 "\tadd.u64 r24, r24, r0\n"
-			 "\tadd.u32 r23, r8, 1\n"
-			 "\tst.global.u32 [r24+64], r23\n"
+			 "phase:\n" TAKE_TICKET
 			 "\tadd.u32 r65, r65, r21\n"
 			 "\tst.local.u32 [r4+0], r64\n"
 			 "\txor.u32 r14, r8, 1\n"
 			 "\tor.u32 r14, r14, r12\n"
-			 "\tset.eq.u32 r14, r14, 0\n"
-			 "\tand.u32 r15, r14, 1500\n"
-			 "\tmov.u32 r16, 0\n"
-			 "spin:\tadd.u32 r16, r16, 1\n"
-			 "\tset.lt.u32 r17, r16, r15\n"
-			 "\tbra.any r17, spin\n"
+			 SPIN_IF_R14_ZERO
 			 "\tset.eq.u32 r3, r8, 1\n"
 			 "\tbra.any r3, divergent\n"
 			 "\tbar\n"
@@ -1711,16 +1730,91 @@ static void t_barrier_runs(void)
 			for (unsigned k = 0; k < sizeof(shapes) / sizeof(shapes[0]); k++) {
 				struct env_dispatch d = { code_va, args_va, 8u << si, { 0 }, { 0 }, { 0 }, 4096, 16 };
 				char what[64];
-				uint32_t err;
 
-				memcpy(d.gsize, shapes[k].g, sizeof(d.gsize));
-				memcpy(d.lsize, shapes[k].l, sizeof(d.lsize));
-				memset(args[0], 0, 8192);
-				memset(args[1], 0, 8192);
 				snprintf(what, sizeof(what), "%s, shape %u at simd %u",
 					 v ? "forever" : "3 phases", k, d.simd);
-				err = both(&d, what);
-				CHECK(err == (v ? WEFT_QERR_WATCHDOG : 0), "%s: error %u", what, err);
+				phases_both(&d, shapes[k].g, shapes[k].l, v, what);
+			}
+		}
+	}
+}
+
+/*
+ * A translated turn at bar or end goes on with the next sub-group's turn
+ * without a call into the core (execution.rst, "A run of sub-groups") when
+ * that one has started, waits at no barrier, has not ended and has every
+ * lane on, in a dispatch with no private memory.  Even and odd sub-groups wait at
+ * different bars (the next one resumes elsewhere), sub-group 2 ends after
+ * the first phase (the one before it goes on through the call), sub-group
+ * 3 yields in the second (the pass ends with sub-groups waiting and goes
+ * on with it, then past the waiting ones through the call), and each
+ * turn takes a ticket from a counter in memory and records its sub-group
+ * there, so the turns' order is in memory; each item adds another's value
+ * from SLM and its local id to r64, and at its end 1 to r65 as the
+ * sub-group before it on its slot left it.  Partial work-groups and sub-groups, 1 and 2
+ * dimensions, then phases forever for the watchdog.  Whole work-groups of
+ * 8 sub-groups at SIMD 8 call the core at fewer than half of their bars
+ * and ends.
+ */
+static void t_barrier_inline(void)
+{
+	static const struct { uint32_t g[3], l[3]; } shapes[] = {
+		{ { 256, 1, 1 }, { 64, 1, 1 } }, { { 300, 1, 1 }, { 72, 1, 1 } },
+		{ { 20, 15, 1 }, { 10, 6, 1 } }, { { 128, 1, 1 }, { 128, 1, 1 } },
+	};
+	static const unsigned phases[] = { 4, 1u << 30 };
+	uint32_t *tickets = (uint32_t *)args[1];
+	char src[2048];
+
+	for (unsigned v = 0; v < 2; v++) {
+		snprintf(src, sizeof(src),
+			 "\ts2r.u64 r0, sr.args\n"
+			 "\ts2r.u32 r2, sr.local_linear_id\n"
+			 "\ts2r.u32 r8, sr.subgroup_id\n"
+			 "\tmul.u32 r4, r2, 4\n"
+			 "\tmov.u32 r12, 0\n"
+			 "\tmov.u32 r64, r2\n"
+			 "phase:\n" TAKE_TICKET
+			 "\tst.local.u32 [r4+0], r64\n"
+			 "\txor.u32 r14, r8, 3\n"
+			 "\txor.u32 r15, r12, 1\n"
+			 "\tor.u32 r14, r14, r15\n"
+			 SPIN_IF_R14_ZERO
+			 "\tand.u32 r3, r8, 1\n"
+			 "\tbra.any r3, odd\n"
+			 "\tbar\n"
+			 "\tbra joined\n"
+			 "odd:\tbar\n"
+			 "joined:\n\tld.local.u32 r22, [r4+128]\n"
+			 "\tadd.u32 r64, r64, r22\n"
+			 "\ts2r.u32 r9, sr.local_id.x\n"
+			 "\tadd.u32 r64, r64, r9\n"
+			 "\tadd.u32 r12, r12, 1\n"
+			 "\tset.eq.u32 r3, r8, 2\n"
+			 "\tbra.any r3, early\n"
+			 "\tset.lt.u32 r7, r12, %u\n"
+			 "\tbra.any r7, phase\n"
+			 "early:\tadd.u32 r65, r65, 1\n"
+			 "\tend\n", phases[v]);
+		if (!load_code(src))
+			return;
+		for (unsigned si = 0; si < 3; si++) {
+			for (unsigned k = 0; k < sizeof(shapes) / sizeof(shapes[0]); k++) {
+				struct env_dispatch d = { code_va, args_va, 8u << si, { 0 }, { 0 }, { 0 }, 4096, 0 };
+				struct weft_model_jit_stats before, after;
+				char what[64];
+
+				snprintf(what, sizeof(what), "%s, shape %u at simd %u",
+					 v ? "forever" : "4 phases", k, d.simd);
+				weft_model_jit_stats(jit->m, &before);
+				phases_both(&d, shapes[k].g, shapes[k].l, v, what);
+				weft_model_jit_stats(jit->m, &after);
+				/* Each ticket's turn ends at a bar, each sub-group once at end. */
+				if (!v && !k && d.simd == 8)
+					CHECK(2 * (after.run_calls - before.run_calls) < tickets[0] + sub_groups(&d),
+					      "%s: %llu calls at %u bars and %u ends", what,
+					      (unsigned long long)(after.run_calls - before.run_calls), tickets[0],
+					      sub_groups(&d));
 			}
 		}
 	}
@@ -2015,8 +2109,8 @@ static void t_interpret_fallback(void)
  * The optimizing tier (LLVM's code generation with optimizations) against
  * the interpreter, on new models whose every translation it makes: the
  * memory accesses of every shape, lanes in different pages (whose pages
- * this tier looks up inline, lane_pages()), the cross-lane operations and
- * the structured control flow again.
+ * this tier looks up inline, lane_pages()), the cross-lane operations, the
+ * structured control flow and the runs past bars again.
  */
 static void t_optimizing_tier(void)
 {
@@ -2035,6 +2129,7 @@ static void t_optimizing_tier(void)
 	t_stepping_local();
 	t_picked_local();
 	t_kept_pages();
+	t_barrier_inline();
 	weft_model_jit_stats(jit->m, &st);
 	printf("    optimized %llu of %llu kernels in %.1f ms\n", (unsigned long long)st.optimized,
 	       (unsigned long long)st.translated, st.translate_ns / 1e6);
@@ -2345,6 +2440,8 @@ int main(void)
 	      t_run_entry_count);
 	h_run("jit: runs through barriers and passes: masks, yields, ended sub-groups, SLM, scratch, partial, 2D, watchdog",
 	      t_barrier_runs);
+	h_run("jit: runs go on with started sub-groups without a call: turns, resumed elsewhere, partial, 2D, watchdog",
+	      t_barrier_inline);
 	h_run("jit: global .v2/.v4 loads and stores, uniform and consecutive, crossing pages, masked",
 	      t_vectors);
 	h_run("jit: traces of blocks with every lane on: rows unstored across constructs, handlers, faults",
