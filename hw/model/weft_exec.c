@@ -1765,7 +1765,7 @@ static int run_translated(struct weft_worker *w, struct sg_ctx *c, struct sg_sta
 				  .slm = w->slm, .scratch = slot_scratch(w, c, s->slot),
 				  .w = w, .s = s, .c = c, .pending = &w->pending, .live = &w->live,
 				  .at_barrier = &w->at_barrier, .rf = w->rf, .slot_used = w->slot_used,
-				  .stream = w->job->stream };
+				  .rf_dirty = &w->rf_dirty, .stream = w->job->stream };
 	int r;
 
 	if (s->mask != w->M_mask || c->dp->simd != w->M_simd)
@@ -1976,8 +1976,9 @@ int weft_jit_next_sg(struct weft_jit_ctx *x)
  * then the context describes that sub-group, whose turn starts at *pc.
  * 0 when the turn ends here (the watchdog's batch is full).
  * next_started_turn() of weft_jit.c does what this does, inline, when the
- * next sub-group in order has started and gets the turn: a state this
- * sets up is set up there too.
+ * next sub-group in order has started and gets the turn,
+ * next_first_turn_at_bar() when it has not: a state this sets up is set
+ * up there too.
  */
 int weft_jit_next_at_bar(struct weft_jit_ctx *x)
 {

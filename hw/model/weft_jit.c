@@ -3849,6 +3849,78 @@ static void next_started_turn(struct gen *g, bool ended)
 }
 
 /*
+ * At a bar with every lane on in the work-group's first pass: what
+ * weft_jit_next_at_bar() does when the next sub-group in order has not
+ * started and will have every lane on, here without a call, in a dispatch
+ * with no private memory, when this one holds the slot of its index: then
+ * no sub-group before it ended (one that ends in the first pass frees its
+ * slot before the next one starts and takes it), sub-groups 0 to this one
+ * hold slots 0 to its index, and get_slot() would give the next one the
+ * next slot; one used since the files were zeroed (allocated, and counted
+ * as used).  This one waits, and the next one takes that slot, its
+ * entry, its whole mask and an empty mask stack, and starts from turn into
+ * the entry block for every lane on, as next_whole_sub_group() starts one
+ * (execution.rst, "A run of sub-groups").  Else the builder is left where
+ * the call goes.
+ */
+static void next_first_turn_at_bar(struct gen *g)
+{
+	LLVMBasicBlockRef look = new_block(g, "first_next"), fast = new_block(g, "first_inline");
+	LLVMBasicBlockRef call = new_block(g, "first_call");
+	LLVMValueRef s = g->s, next = field(g, s, sizeof(struct sg_state)), sgp = field(g, g->c, offsetof(struct sg_ctx, sg));
+	LLVMValueRef sg = LLVMBuildLoad2(g->b, g->i32, sgp, ""), k = LLVMBuildAdd(g->b, sg, c32(g, 1), "");
+	LLVMValueRef nsub = LLVMBuildLoad2(g->b, g->i32, field(g, g->c, offsetof(struct sg_ctx, nsub)), "");
+	LLVMValueRef nitems = LLVMBuildLoad2(g->b, g->i32, field(g, g->c, offsetof(struct sg_ctx, nitems)), "");
+	LLVMValueRef pending = LLVMBuildAdd(g->b, LLVMBuildLoad2(g->b, g->i64, g->pendingp, ""),
+					    LLVMBuildLoad2(g->b, g->i64, g->countp, ""), "");
+	LLVMValueRef scratch = sg_field(g, true, offsetof(struct weft_dispatch_params, scratch));
+	LLVMValueRef dirtyp = ctx_load(g, offsetof(struct weft_jit_ctx, rf_dirty), g->ptr, "");
+	LLVMValueRef ok, R, maskp, pcp, atp, k64;
+
+	/* Sub-group k has every lane's item: (k + 1) * simd <= nitems, so k < nsub. */
+	k64 = LLVMBuildZExt(g->b, k, g->i64, "");
+	ok = LLVMBuildICmp(g->b, LLVMIntULE, LLVMBuildMul(g->b, LLVMBuildAdd(g->b, k64, c64(g, 1), ""), c64(g, g->NL), ""),
+			   LLVMBuildZExt(g->b, nitems, g->i64, ""), "");
+	ok = LLVMBuildAnd(g->b, ok, LLVMBuildICmp(g->b, LLVMIntULT, k, nsub, ""), "");
+	ok = LLVMBuildAnd(g->b, ok, LLVMBuildICmp(g->b, LLVMIntULT, pending, c64(g, WEFT_JIT_ACCOUNT_EVERY), ""), "");
+	ok = LLVMBuildAnd(g->b, ok, LLVMBuildICmp(g->b, LLVMIntEQ, scratch, c64(g, 0), ""), "");
+	ok = LLVMBuildAnd(g->b, ok, LLVMBuildICmp(g->b, LLVMIntULT, k, LLVMBuildLoad2(g->b, g->i32, dirtyp, ""), ""),
+			  "");
+	LLVMBuildCondBr(g->b, ok, look, call);
+	LLVMPositionBuilderAtEnd(g->b, look);
+	ok = LLVMBuildICmp(g->b, LLVMIntSLT, LLVMBuildLoad2(g->b, g->i32, field(g, next, offsetof(struct sg_state, slot)),
+							     ""), c32(g, 0), "");
+	ok = LLVMBuildAnd(g->b, ok, LLVMBuildICmp(g->b, LLVMIntEQ,
+			  LLVMBuildLoad2(g->b, g->i32, field(g, s, offsetof(struct sg_state, slot)), ""), sg, ""), "");
+	LLVMBuildCondBr(g->b, ok, fast, call);
+	LLVMPositionBuilderAtEnd(g->b, fast);
+	atp = ctx_load(g, offsetof(struct weft_jit_ctx, at_barrier), g->ptr, "");
+	LLVMBuildStore(g->b, LLVMConstInt(g->i8, 1, false), field(g, s, offsetof(struct sg_state, at_barrier)));
+	LLVMBuildStore(g->b, LLVMBuildAdd(g->b, LLVMBuildLoad2(g->b, g->i32, atp, ""), c32(g, 1), ""), atp);
+	LLVMBuildStore(g->b, LLVMConstInt(g->i8, 1, false),
+		       byte_ptr(g, ctx_load(g, offsetof(struct weft_jit_ctx, slot_used), g->ptr, ""), k64));
+	LLVMBuildStore(g->b, k, field(g, next, offsetof(struct sg_state, slot)));
+	maskp = field(g, next, offsetof(struct sg_state, mask));
+	pcp = field(g, next, offsetof(struct sg_state, pc));
+	LLVMBuildStore(g->b, g->base, pcp);
+	LLVMBuildStore(g->b, c32(g, 0), field(g, next, offsetof(struct sg_state, sp)));
+	LLVMBuildStore(g->b, every_lane(g), maskp);
+	LLVMBuildStore(g->b, pending, g->pendingp);
+	/* What the entry block's count adds, which the way to entry_full passes. */
+	LLVMBuildStore(g->b, c64(g, block_rest(g, 0)), g->countp);
+	LLVMBuildStore(g->b, k, sgp);
+	LLVMBuildStore(g->b, LLVMConstInt(g->i8, 0, false), field(g, g->c, offsetof(struct sg_ctx, lid_valid)));
+	R = LLVMBuildLoad2(g->b, g->ptr, byte_ptr(g, ctx_load(g, offsetof(struct weft_jit_ctx, rf), g->ptr, ""),
+						  LLVMBuildMul(g->b, k64, c64(g, sizeof(void *)), "")), "R");
+	LLVMBuildStore(g->b, R, field(g, g->x, offsetof(struct weft_jit_ctx, R)));
+	LLVMBuildStore(g->b, next, field(g, g->x, offsetof(struct weft_jit_ctx, s)));
+	LLVMBuildStore(g->b, maskp, field(g, g->x, offsetof(struct weft_jit_ctx, mask)));
+	LLVMBuildStore(g->b, pcp, field(g, g->x, offsetof(struct weft_jit_ctx, pc)));
+	to_turn(g, next, maskp, pcp, true, R, g->base);
+	LLVMPositionBuilderAtEnd(g->b, call);
+}
+
+/*
  * After end: the work-group's next sub-group in the same call when
  * weft_jit_next_sg() sets it up, else the turn ends.  The rows the block
  * assigned go to the file first, but for a next sub-group with every lane
@@ -3896,8 +3968,10 @@ static void next_at_bar(struct gen *g)
 	LLVMValueRef more;
 	LLVMBasicBlockRef wait = new_block(g, "at_barrier");
 
-	if (g->full)
+	if (g->full) {
 		next_started_turn(g, false);
+		next_first_turn_at_bar(g);
+	}
 	more = call_c(g, fn_ty, (uintptr_t)weft_jit_next_at_bar, &g->x, 1, "");
 
 	LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntNE, more, c32(g, 0), ""), g->start, wait);

@@ -40,12 +40,14 @@ struct weft_jit_ctx {
 	 * (execution.rst, "A run of sub-groups"). */
 	uint64_t *pending;
 	unsigned *live;
-	/* The worker's sub-groups at a barrier, register files and slots in
-	 * use: a run goes on with a sub-group that started without a call
-	 * too. */
+	/* The worker's sub-groups at a barrier, register files, slots in use
+	 * and slots used since the files were zeroed: a run goes on with a
+	 * sub-group that started, or at a bar with one that has not, without
+	 * a call too. */
 	unsigned *at_barrier;
 	uint32_t (**rf)[WEFT_MAX_LANES];
 	bool *slot_used;
+	unsigned *rf_dirty;
 	/* Whole 64-byte lines of global stores go past the host's caches
 	 * (execution.rst, "Streaming stores"); the caller fences them. */
 	bool stream;

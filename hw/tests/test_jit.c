@@ -1513,9 +1513,11 @@ static void t_run_watchdog(void)
  * sub-group taking a ticket, in 131072 sub-groups, about 3.1 million
  * instructions, past the watchdog's 2 million.  The watchdog must stop
  * both models after the same ticket: a next sub-group whose instructions
- * go uncounted runs the dispatch to its end.
+ * go uncounted runs the dispatch to its end.  Then with a bar after the
+ * block: a next sub-group of the first pass that starts at the bar
+ * (next_first_turn_at_bar()) enters the same way.
  */
-static void t_run_entry_count(void)
+static void run_entry_count(bool bar)
 {
 	char src[1024], *p = src;
 
@@ -1525,7 +1527,7 @@ static void t_run_entry_count(void)
 		     "\tst.global.u32 [r0+0], r21\n");
 	for (unsigned i = 0; i < 19; i++)
 		p += sprintf(p, "\tadd.u32 r22, r22, %u\n", i);
-	sprintf(p, "\tend\n");
+	sprintf(p, "%s\tend\n", bar ? "\tbar\n" : "");
 	if (!load_bare(src))
 		return;
 	for (unsigned si = 0; si < 3; si++) {
@@ -1534,11 +1536,17 @@ static void t_run_entry_count(void)
 		char what[64];
 
 		args[0][0] = args[1][0] = 0;
-		snprintf(what, sizeof(what), "one block's sub-groups at simd %u", d.simd);
+		snprintf(what, sizeof(what), "one block%s at simd %u", bar ? " and a bar" : "", d.simd);
 		CHECK_EQ(both(&d, what), WEFT_QERR_WATCHDOG);
 		CHECK(args[1][0] != 0 && args[1][0] == args[0][0], "%s: tickets %llu interpreted, %llu translated",
 		      what, (unsigned long long)args[0][0], (unsigned long long)args[1][0]);
 	}
+}
+
+static void t_run_entry_count(void)
+{
+	for (unsigned bar = 0; bar < 2; bar++)
+		run_entry_count(bar);
 }
 
 /*
@@ -1743,9 +1751,12 @@ static void t_barrier_runs(void)
  * A translated turn at bar or end goes on with the next sub-group's turn
  * without a call into the core (execution.rst, "A run of sub-groups") when
  * that one has started, waits at no barrier, has not ended and has every
- * lane on, in a dispatch with no private memory.  Even and odd sub-groups wait at
- * different bars (the next one resumes elsewhere), sub-group 2 ends after
- * the first phase (the one before it goes on through the call), sub-group
+ * lane on, or at a bar of the first pass when it has not started, in a
+ * dispatch with no private memory.  Even and odd sub-groups wait at
+ * different bars (the next one resumes elsewhere), sub-group 8 + the
+ * work-group's index ends at once (the next one takes its slot; r66 shows
+ * which sub-group left the slot's file before), sub-group 2 ends after the first
+ * phase (the one before it goes on through the call), sub-group
  * 3 yields in the second (the pass ends with sub-groups waiting and goes
  * on with it, then past the waiting ones through the call), and each
  * turn takes a ticket from a counter in memory and records its sub-group
@@ -1753,14 +1764,14 @@ static void t_barrier_runs(void)
  * from SLM and its local id to r64, and at its end 1 to r65 as the
  * sub-group before it on its slot left it.  Partial work-groups and sub-groups, 1 and 2
  * dimensions, then phases forever for the watchdog.  Whole work-groups of
- * 8 sub-groups at SIMD 8 call the core at fewer than half of their bars
- * and ends.
+ * 8 sub-groups at SIMD 8 call the core at fewer than a third of their
+ * bars and ends.
  */
 static void t_barrier_inline(void)
 {
 	static const struct { uint32_t g[3], l[3]; } shapes[] = {
 		{ { 256, 1, 1 }, { 64, 1, 1 } }, { { 300, 1, 1 }, { 72, 1, 1 } },
-		{ { 20, 15, 1 }, { 10, 6, 1 } }, { { 128, 1, 1 }, { 128, 1, 1 } },
+		{ { 20, 15, 1 }, { 10, 6, 1 } }, { { 288, 1, 1 }, { 96, 1, 1 } },
 	};
 	static const unsigned phases[] = { 4, 1u << 30 };
 	uint32_t *tickets = (uint32_t *)args[1];
@@ -1771,6 +1782,12 @@ static void t_barrier_inline(void)
 			 "\ts2r.u64 r0, sr.args\n"
 			 "\ts2r.u32 r2, sr.local_linear_id\n"
 			 "\ts2r.u32 r8, sr.subgroup_id\n"
+			 "\tmov.u32 r66, r67\n"
+			 "\ts2r.u32 r5, sr.group_id.x\n"
+			 "\tadd.u32 r5, r5, 8\n"
+			 "\tand.u32 r5, r5, 31\n"
+			 "\tset.eq.u32 r3, r8, r5\n"
+			 "\tbra.any r3, early\n"
 			 "\tmul.u32 r4, r2, 4\n"
 			 "\tmov.u32 r12, 0\n"
 			 "\tmov.u32 r64, r2\n"
@@ -1795,6 +1812,7 @@ static void t_barrier_inline(void)
 			 "\tset.lt.u32 r7, r12, %u\n"
 			 "\tbra.any r7, phase\n"
 			 "early:\tadd.u32 r65, r65, 1\n"
+			 "\tadd.u32 r67, r8, 1\n"
 			 "\tend\n", phases[v]);
 		if (!load_code(src))
 			return;
@@ -1811,7 +1829,7 @@ static void t_barrier_inline(void)
 				weft_model_jit_stats(jit->m, &after);
 				/* Each ticket's turn ends at a bar, each sub-group once at end. */
 				if (!v && !k && d.simd == 8)
-					CHECK(2 * (after.run_calls - before.run_calls) < tickets[0] + sub_groups(&d),
+					CHECK(3 * (after.run_calls - before.run_calls) < tickets[0] + sub_groups(&d),
 					      "%s: %llu calls at %u bars and %u ends", what,
 					      (unsigned long long)(after.run_calls - before.run_calls), tickets[0],
 					      sub_groups(&d));
