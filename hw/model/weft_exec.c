@@ -1774,8 +1774,8 @@ static int run_translated(struct weft_worker *w, struct sg_ctx *c, struct sg_sta
 	w->streamed |= x.stream;
 	r = w->slot->jit(&x);
 	/* The call may have gone on with later sub-groups' turns (weft_jit_next_sg(),
-	 * weft_jit_next_at_bar(), or inline at a bar: then only the context
-	 * has the next one's register file). */
+	 * weft_jit_next_at_bar(), or without a call: then only the context
+	 * has the last one's register file). */
 	s = x.s;
 	w->R = x.R;
 	/* Translated code and the helpers it calls change M with the mask. */
