@@ -3713,6 +3713,31 @@ static void to_turn(struct gen *g, LLVMValueRef s, LLVMValueRef maskp, LLVMValue
 }
 
 /*
+ * The call goes on with sub-group @k, state @next, from turn (to_turn()),
+ * the context and the counts set up as go_on_with() sets them up (the
+ * instructions not yet counted @pending, the turn's count @count): at its
+ * entry for every lane on when @whole, else where its last turn stopped;
+ * in register file @R, NULL: the one the call holds.
+ */
+static void go_on_inline(struct gen *g, LLVMValueRef next, LLVMValueRef k, LLVMValueRef pending,
+			 LLVMValueRef count, LLVMValueRef R, bool whole)
+{
+	LLVMValueRef maskp = field(g, next, offsetof(struct sg_state, mask));
+	LLVMValueRef pcp = field(g, next, offsetof(struct sg_state, pc));
+
+	LLVMBuildStore(g->b, pending, g->pendingp);
+	LLVMBuildStore(g->b, count, g->countp);
+	LLVMBuildStore(g->b, k, field(g, g->c, offsetof(struct sg_ctx, sg)));
+	LLVMBuildStore(g->b, LLVMConstInt(g->i8, 0, false), field(g, g->c, offsetof(struct sg_ctx, lid_valid)));
+	if (R)
+		LLVMBuildStore(g->b, R, field(g, g->x, offsetof(struct weft_jit_ctx, R)));
+	LLVMBuildStore(g->b, next, field(g, g->x, offsetof(struct weft_jit_ctx, s)));
+	LLVMBuildStore(g->b, maskp, field(g, g->x, offsetof(struct weft_jit_ctx, mask)));
+	LLVMBuildStore(g->b, pcp, field(g, g->x, offsetof(struct weft_jit_ctx, pc)));
+	to_turn(g, next, maskp, pcp, whole, R ? R : g->R, whole ? g->base : LLVMBuildLoad2(g->b, g->i64, pcp, ""));
+}
+
+/*
  * After end with every lane on: what weft_jit_next_sg() does when the
  * work-group's next sub-group has every lane on too, here without a call
  * (execution.rst, "A run of sub-groups"), then on to its turn at g->turn;
@@ -3728,7 +3753,7 @@ static void next_whole_sub_group(struct gen *g)
 	LLVMBasicBlockRef free_slot = new_block(g, "next_unstarted"), fast = new_block(g, "next_inline");
 	LLVMBasicBlockRef call = new_block(g, "next_call");
 	LLVMValueRef s = g->s, next = field(g, s, sizeof(struct sg_state));
-	LLVMValueRef pendingp = g->pendingp, livep = g->livep, maskp, pcp;
+	LLVMValueRef pendingp = g->pendingp, livep = g->livep;
 	LLVMValueRef k = LLVMBuildAdd(g->b, LLVMBuildLoad2(g->b, g->i32, field(g, g->c, offsetof(struct sg_ctx, sg)), ""),
 				      c32(g, 1), "");
 	LLVMValueRef nitems = LLVMBuildZExt(g->b, LLVMBuildLoad2(g->b, g->i32, field(g, g->c,
@@ -3759,18 +3784,9 @@ static void next_whole_sub_group(struct gen *g)
 	LLVMBuildStore(g->b, c32(g, 0), field(g, next, offsetof(struct sg_state, sp)));
 	LLVMBuildStore(g->b, every_lane(g),
 		       field(g, next, offsetof(struct sg_state, mask)));
-	LLVMBuildStore(g->b, pending, pendingp);
-	/* What the entry block's count adds, which the way to entry_full passes. */
-	LLVMBuildStore(g->b, c64(g, block_rest(g, 0)), g->countp);
-	LLVMBuildStore(g->b, k, field(g, g->c, offsetof(struct sg_ctx, sg)));
-	LLVMBuildStore(g->b, LLVMConstInt(g->i8, 0, false), field(g, g->c, offsetof(struct sg_ctx, lid_valid)));
-	LLVMBuildStore(g->b, next, field(g, g->x, offsetof(struct weft_jit_ctx, s)));
-	maskp = field(g, next, offsetof(struct sg_state, mask));
-	pcp = field(g, next, offsetof(struct sg_state, pc));
-	LLVMBuildStore(g->b, maskp, field(g, g->x, offsetof(struct weft_jit_ctx, mask)));
-	LLVMBuildStore(g->b, pcp, field(g, g->x, offsetof(struct weft_jit_ctx, pc)));
 	flush_leaving(g, g->entry_kills);
-	to_turn(g, next, maskp, pcp, true, g->R, g->base);
+	/* What the entry block's count adds, which the way to entry_full passes. */
+	go_on_inline(g, next, k, pending, c64(g, block_rest(g, 0)), NULL, true);
 	LLVMPositionBuilderAtEnd(g->b, call);
 }
 
@@ -3794,7 +3810,7 @@ static void next_started_turn(struct gen *g, bool ended)
 	LLVMValueRef pending = LLVMBuildAdd(g->b, LLVMBuildLoad2(g->b, g->i64, g->pendingp, ""),
 					    LLVMBuildLoad2(g->b, g->i64, g->countp, ""), "");
 	LLVMValueRef scratch = sg_field(g, true, offsetof(struct weft_dispatch_params, scratch));
-	LLVMValueRef ok, slot, R, maskp, pcp;
+	LLVMValueRef ok, slot, R;
 
 	ok = LLVMBuildAnd(g->b, LLVMBuildICmp(g->b, LLVMIntULT, k, nsub, ""),
 			  LLVMBuildICmp(g->b, LLVMIntULT, pending, c64(g, WEFT_JIT_ACCOUNT_EVERY), ""), "");
@@ -3831,20 +3847,10 @@ static void next_started_turn(struct gen *g, bool ended)
 		LLVMBuildStore(g->b, LLVMConstInt(g->i8, 1, false), field(g, s, offsetof(struct sg_state, at_barrier)));
 		LLVMBuildStore(g->b, LLVMBuildAdd(g->b, LLVMBuildLoad2(g->b, g->i32, atp, ""), c32(g, 1), ""), atp);
 	}
-	LLVMBuildStore(g->b, pending, g->pendingp);
-	LLVMBuildStore(g->b, c64(g, 0), g->countp);
-	LLVMBuildStore(g->b, k, sgp);
-	LLVMBuildStore(g->b, LLVMConstInt(g->i8, 0, false), field(g, g->c, offsetof(struct sg_ctx, lid_valid)));
 	R = LLVMBuildLoad2(g->b, g->ptr, byte_ptr(g, ctx_load(g, offsetof(struct weft_jit_ctx, rf), g->ptr, ""),
 						  LLVMBuildMul(g->b, LLVMBuildSExt(g->b, slot, g->i64, ""),
 							       c64(g, sizeof(void *)), "")), "R");
-	maskp = field(g, next, offsetof(struct sg_state, mask));
-	pcp = field(g, next, offsetof(struct sg_state, pc));
-	LLVMBuildStore(g->b, R, field(g, g->x, offsetof(struct weft_jit_ctx, R)));
-	LLVMBuildStore(g->b, next, field(g, g->x, offsetof(struct weft_jit_ctx, s)));
-	LLVMBuildStore(g->b, maskp, field(g, g->x, offsetof(struct weft_jit_ctx, mask)));
-	LLVMBuildStore(g->b, pcp, field(g, g->x, offsetof(struct weft_jit_ctx, pc)));
-	to_turn(g, next, maskp, pcp, false, R, LLVMBuildLoad2(g->b, g->i64, pcp, ""));
+	go_on_inline(g, next, k, pending, c64(g, 0), R, false);
 	LLVMPositionBuilderAtEnd(g->b, call);
 }
 
@@ -3875,7 +3881,7 @@ static void next_first_turn_at_bar(struct gen *g)
 					    LLVMBuildLoad2(g->b, g->i64, g->countp, ""), "");
 	LLVMValueRef scratch = sg_field(g, true, offsetof(struct weft_dispatch_params, scratch));
 	LLVMValueRef dirtyp = ctx_load(g, offsetof(struct weft_jit_ctx, rf_dirty), g->ptr, "");
-	LLVMValueRef ok, R, maskp, pcp, atp, k64;
+	LLVMValueRef ok, R, atp, k64;
 
 	/* Sub-group k has every lane's item: (k + 1) * simd <= nitems, so k < nsub. */
 	k64 = LLVMBuildZExt(g->b, k, g->i64, "");
@@ -3900,23 +3906,13 @@ static void next_first_turn_at_bar(struct gen *g)
 	LLVMBuildStore(g->b, LLVMConstInt(g->i8, 1, false),
 		       byte_ptr(g, ctx_load(g, offsetof(struct weft_jit_ctx, slot_used), g->ptr, ""), k64));
 	LLVMBuildStore(g->b, k, field(g, next, offsetof(struct sg_state, slot)));
-	maskp = field(g, next, offsetof(struct sg_state, mask));
-	pcp = field(g, next, offsetof(struct sg_state, pc));
-	LLVMBuildStore(g->b, g->base, pcp);
+	LLVMBuildStore(g->b, g->base, field(g, next, offsetof(struct sg_state, pc)));
 	LLVMBuildStore(g->b, c32(g, 0), field(g, next, offsetof(struct sg_state, sp)));
-	LLVMBuildStore(g->b, every_lane(g), maskp);
-	LLVMBuildStore(g->b, pending, g->pendingp);
-	/* What the entry block's count adds, which the way to entry_full passes. */
-	LLVMBuildStore(g->b, c64(g, block_rest(g, 0)), g->countp);
-	LLVMBuildStore(g->b, k, sgp);
-	LLVMBuildStore(g->b, LLVMConstInt(g->i8, 0, false), field(g, g->c, offsetof(struct sg_ctx, lid_valid)));
+	LLVMBuildStore(g->b, every_lane(g), field(g, next, offsetof(struct sg_state, mask)));
 	R = LLVMBuildLoad2(g->b, g->ptr, byte_ptr(g, ctx_load(g, offsetof(struct weft_jit_ctx, rf), g->ptr, ""),
 						  LLVMBuildMul(g->b, k64, c64(g, sizeof(void *)), "")), "R");
-	LLVMBuildStore(g->b, R, field(g, g->x, offsetof(struct weft_jit_ctx, R)));
-	LLVMBuildStore(g->b, next, field(g, g->x, offsetof(struct weft_jit_ctx, s)));
-	LLVMBuildStore(g->b, maskp, field(g, g->x, offsetof(struct weft_jit_ctx, mask)));
-	LLVMBuildStore(g->b, pcp, field(g, g->x, offsetof(struct weft_jit_ctx, pc)));
-	to_turn(g, next, maskp, pcp, true, R, g->base);
+	/* What the entry block's count adds, which the way to entry_full passes. */
+	go_on_inline(g, next, k, pending, c64(g, block_rest(g, 0)), R, true);
 	LLVMPositionBuilderAtEnd(g->b, call);
 }
 
