@@ -62,6 +62,7 @@ struct weft_job {
 	/* The size of every work-group but the last along a dimension whose
 	 * global size the local size does not divide (partial_dims). */
 	uint32_t whole_items, whole_subs;
+	uint64_t whole_lsz_recip[2];
 	unsigned partial_dims;
 	/* Each on its own cache line: the cores add to next and insts while
 	 * they poll abort at every work-group. */
@@ -1760,10 +1761,14 @@ static uint8_t *slot_scratch(struct weft_worker *w, const struct sg_ctx *c, int 
 /* The sub-group's turn in its translation: the same ends as the interpreter's. */
 static int run_translated(struct weft_worker *w, struct sg_ctx *c, struct sg_state *s)
 {
+	/* Every field named: with one left out the compiler zeroes the
+	 * whole context first, a rep stos that took 2 % of a copy kernel's
+	 * time at one call per work-group. */
 	struct weft_jit_ctx x = { .R = w->R, .M = w->M, .mask = &s->mask, .pc = &s->pc,
-				  .base = c->dp->code, .args = c->dp->args, .mmu = &w->slot->mmu,
-				  .slm = w->slm, .scratch = slot_scratch(w, c, s->slot),
-				  .w = w, .s = s, .c = c, .pending = &w->pending, .live = &w->live,
+				  .base = c->dp->code, .args = c->dp->args, .count = 0,
+				  .mmu = &w->slot->mmu, .slm = w->slm,
+				  .scratch = slot_scratch(w, c, s->slot), .w = w, .s = s, .c = c,
+				  .pending = &w->pending, .live = &w->live,
 				  .at_barrier = &w->at_barrier, .rf = w->rf, .slot_used = w->slot_used,
 				  .rf_dirty = &w->rf_dirty, .stream = w->job->stream };
 	int r;
@@ -2004,6 +2009,14 @@ int weft_jit_next_at_bar(struct weft_jit_ctx *x)
 	return 1;
 }
 
+/* sg_ctx.lsz_recip of a work-group of @lsz items along each dimension. */
+static void size_recips(const uint32_t lsz[3], uint64_t recip[2])
+{
+	_Static_assert(WEFT_MODEL_MAX_WG_SIZE < 1 << 16, "sg_ctx.lsz_recip is exact below 2^16");
+	recip[0] = ((1ull << 32) + lsz[0] - 1) / lsz[0];
+	recip[1] = ((1ull << 32) + lsz[0] * lsz[1] - 1) / (lsz[0] * lsz[1]);
+}
+
 static bool group_is_whole(const struct weft_job *j, const uint32_t gid[3])
 {
 	for (int i = 0; i < 3; i++)
@@ -2029,6 +2042,7 @@ static int run_group(struct weft_worker *w)
 
 	if (group_is_whole(p, c->gid)) {
 		memcpy(c->lsz, dp->lsize, sizeof(c->lsz));
+		memcpy(c->lsz_recip, p->whole_lsz_recip, sizeof(c->lsz_recip));
 		c->nitems = p->whole_items;
 		c->nsub = p->whole_subs;
 	} else {
@@ -2041,10 +2055,8 @@ static int run_group(struct weft_worker *w)
 			c->nitems *= c->lsz[i];
 		}
 		c->nsub = (c->nitems + dp->simd - 1) / dp->simd;
+		size_recips(c->lsz, c->lsz_recip);
 	}
-	_Static_assert(WEFT_MODEL_MAX_WG_SIZE < 1 << 16, "sg_ctx.lsz_recip is exact below 2^16");
-	c->lsz_recip[0] = ((1ull << 32) + c->lsz[0] - 1) / c->lsz[0];
-	c->lsz_recip[1] = ((1ull << 32) + c->lsz[0] * c->lsz[1] - 1) / (c->lsz[0] * c->lsz[1]);
 	w->M_simd = 0;	/* the interpreter and errors leave M unknown */
 	for (unsigned k = 0; k < c->nsub; k++) {
 		w->sgs[k].slot = -1;
@@ -2381,6 +2393,7 @@ void weft_pool_dispatch(struct weft_pool *p, unsigned slot, struct weft_mmu *mmu
 		j.whole_items *= dp->lsize[i];
 	}
 	j.whole_subs = (j.whole_items + dp->simd - 1) / dp->simd;
+	size_recips(dp->lsize, j.whole_lsz_recip);
 	/*
 	 * Cores that take turns at a few work-groups each slow each other
 	 * down, more than the second core gains (two of them copied an int
