@@ -99,7 +99,10 @@ struct weft_worker {
 	uint32_t (*R)[WEFT_MAX_LANES];	/* the running sub-group's registers */
 	uint32_t M[WEFT_MAX_LANES];
 	/* M holds the lane masks of M_mask at width M_simd (0: unknown), as
-	 * every turn leaves them: a turn of the same mask need not store them. */
+	 * every translated turn leaves them, from one work-group and dispatch
+	 * to the next: a turn of the same mask need not store them (at every
+	 * work-group's start, 3 % of an int copy's samples).  The interpreter
+	 * changes them unrecorded. */
 	uint32_t M_mask;
 	unsigned M_simd;
 	/* Per-slot register files: a work-group's sub-groups that wait at a
@@ -2057,7 +2060,6 @@ static int run_group(struct weft_worker *w)
 		c->nsub = (c->nitems + dp->simd - 1) / dp->simd;
 		size_recips(c->lsz, c->lsz_recip);
 	}
-	w->M_simd = 0;	/* the interpreter and errors leave M unknown */
 	for (unsigned k = 0; k < c->nsub; k++) {
 		w->sgs[k].slot = -1;
 		w->sgs[k].done = false;
@@ -2082,6 +2084,7 @@ static int run_group(struct weft_worker *w)
 				s = &w->sgs[c->sg];
 			} else {
 				r = interpret(w, c, s);
+				w->M_simd = 0;	/* the interpreter changes M, unrecorded */
 			}
 			if (r == SG_ERROR)
 				goto fail;

@@ -1894,6 +1894,58 @@ static void t_default_mode(void)
 	env_destroy(e);
 }
 
+/*
+ * Assembles a kernel that stores at @out + its global id * 4 lane 5's r6,
+ * then sets its own r6 to 1.
+ */
+static uint64_t lane5_code(struct env *e, uint64_t out)
+{
+	char src[512];
+
+	snprintf(src, sizeof(src),
+		 "\ts2r.u32 r1, sr.global_id.x\n\tshfl.idx.u32 r7, r6, 5\n\tmov.u32 r6, 1\n"
+		 "\tcvt.u64.u32 r2, r1\n\tshl.u64 r2, r2, 2\n\tmov.u64 r4, 0x%llx\n"
+		 "\tadd.u64 r4, r4, r2\n\tst.global.u32 [r4+0], r7\n\tend\n", (unsigned long long)out);
+	return env_code(e, src);
+}
+
+/*
+ * A worker keeps its lane masks M from one work-group and dispatch to the
+ * next (weft_exec.c, run_translated()), so whatever changes them unrecorded
+ * must say so.  In the default mode: a translated dispatch of work-groups
+ * of 4 items at SIMD 16, each a sub-group of lanes 0..3, an interpreted
+ * one of a sub-group with every lane on, then both again.  Lane 5
+ * is off in every sub-group of the translated dispatch, so its r6 stays
+ * zero; with the interpreter's masks left in M the first work-group sets
+ * it to 1, and the next one reads it.
+ */
+static void t_masks_after_interpreter(void)
+{
+	struct env *e = make("");
+	uint32_t *big, *small;
+	uint64_t big_va = env_buf(e, 65536 * 4, WEFT_PTE_VALID | WEFT_PTE_WRITE, (void **)&big);
+	uint64_t small_va = env_buf(e, 4096, WEFT_PTE_VALID | WEFT_PTE_WRITE, (void **)&small);
+	struct env_dispatch translated = { lane5_code(e, big_va), 0, 16, { 65536, 1, 1 }, { 4, 1, 1 } };
+	struct env_dispatch interpreted = { lane5_code(e, small_va), 0, 16, { 16, 1, 1 }, { 16, 1, 1 } };
+	struct weft_model_jit_stats st;
+
+	for (unsigned k = 0; k < 2; k++) {
+		unsigned wrong = 0;
+
+		memset(big, 0xff, 65536 * 4);
+		CHECK_EQ(env_dispatch(e, 0, &translated), 0);
+		for (unsigned i = 0; i < 65536; i++)
+			wrong += big[i] != 0;
+		CHECK(!wrong, "dispatch %u: %u of 65536 items read a lane 5 that was on", k, wrong);
+		CHECK_EQ(env_dispatch(e, 0, &interpreted), 0);
+	}
+	weft_model_jit_stats(e->m, &st);
+	CHECK(st.translated == 1, "%llu translations", (unsigned long long)st.translated);
+	for (unsigned i = 0; i < 16; i++)
+		CHECK_EQ(small[i], 0);
+	env_destroy(e);
+}
+
 /* The two models, and the buffers every test shares, mapped at the same VAs in both. */
 static void setup(const char *opt_items)
 {
@@ -2487,6 +2539,8 @@ int main(void)
 	      t_translated);
 	h_run("jit: by default a kernel translates once dispatched with 65536 work-items in all",
 	      t_default_mode);
+	h_run("jit: a translated dispatch after an interpreted one has its own lane masks",
+	      t_masks_after_interpreter);
 	h_run("jit: the optimizing tier's translations compute what the interpreter does",
 	      t_optimizing_tier);
 	h_run("jit: whole-line global stores that stream compute what the interpreter stores, both tiers",
